@@ -1,0 +1,306 @@
+"""Hockey-stick divergence delta(epsilon) and its exact inversion epsilon(delta).
+
+MATH.md sec. 1.1-1.2. For P, Q on a grid with privacy loss L = log(P/Q),
+
+    H_{e^eps}(P||Q) = sum_x [P(x) - e^eps Q(x)]_+ = E_P[(1 - e^(eps - L))_+]
+                    = max_j (A_j - e^eps B_j),
+
+where A_j, B_j are the P- and Q-masses of the j outcomes of largest loss (j = 0 holds the
+infinite-loss atoms). Hence epsilon(delta) = max(0, max_j log((A_j - delta)/B_j)) over j
+with A_j > delta: an exact inversion by one sort and two cumulative sums, no bisection.
+
+Soundness (float backend): the upper bound evaluates the same formulas on a pessimistic
+pair, P's log-values raised by their error bound and losses raised by theirs, which
+dominates every pair consistent with the error model; cumulative sums are rounded in the
+safe direction; the residual mass `tail_p` is added to delta (subadditivity, see
+`accountant.view`). Lower bounds use the opposite shifts and need an exact grid.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from accountant.distributions import DEFAULT_DPS
+from accountant.divergence._common import (
+    ULP_SLACK,
+    add_values,
+    arr,
+    as_direction,
+    backend_note,
+    budget,
+    exp_down,
+    exp_up,
+    over_directions,
+)
+from accountant.domains import DELTA, EPSILON, Interval
+from accountant.errors import ParameterError
+from accountant.numeric.logspace import log1mexp, logsumexp
+from accountant.numeric.mp import to_mpf
+from accountant.numeric.rounding import UNIT_ROUNDOFF, sum_relative_error
+from accountant.result import Direction, Kind, Result
+from accountant.view import ViewPair
+
+__all__ = ["delta_for_epsilon", "epsilon_for_delta", "delta_bracket", "epsilon_bracket"]
+
+_METHOD = "divergence.hockey_stick"
+_EXP_EPSILON = Interval("exp_epsilon", 1, math.inf, closed="left")
+
+
+# ------------------------------------------------------------------ float backend
+def _pessimistic(view: ViewPair, upper: bool) -> tuple[np.ndarray, np.ndarray]:
+    """log P and loss shifted to the side that makes H larger (upper) or smaller."""
+    n = view.size
+    lerr = arr(view.log_error, n) + ULP_SLACK
+    # loss margin also covers rounding of eps - L (relative u of the larger magnitude)
+    loss = view.loss
+    finite = np.isfinite(loss)
+    lmargin = arr(view.loss_error, n) + 4 * UNIT_ROUNDOFF * np.abs(np.where(finite, loss, 0.0))
+    if upper:
+        return view.p + lerr, np.where(finite, loss + lmargin, loss)
+    return view.p - lerr, np.where(finite, loss - lmargin, loss)
+
+
+def _log_delta_float(lp: np.ndarray, loss: np.ndarray, epsilon: float, side: int) -> float:
+    """log sum_x p (1 - e^(eps - L))_+ on the grid; side +1/-1 rounds up/down, 0 nominal."""
+    atoms = np.isposinf(loss) & np.isfinite(lp)
+    live = (loss > epsilon) & ~atoms & np.isfinite(lp)
+    terms = np.concatenate([lp[atoms], lp[live] + log1mexp(epsilon - loss[live])])
+    if terms.size == 0:
+        return -math.inf
+    out = logsumexp(terms)
+    if side == 0:
+        return out
+    # logsumexp = m + log(sum exp(x - m)): the subtractions and the final addition round
+    # relative to |x - m| and |out|; the sum itself as in `sum_relative_error`.
+    spread = float(np.max(np.abs(terms - np.max(terms))))
+    rel = sum_relative_error(terms.size) + ULP_SLACK * (1.0 + abs(out) + spread)
+    return out + side * math.log1p(rel) if side > 0 else out + math.log1p(-rel)
+
+
+def _delta_float(view: ViewPair, epsilon: float) -> tuple[Any, Any, Any]:
+    """(lower or None, nominal, upper) of H_{e^eps}(P||Q) on a float view."""
+    lp_u, loss_u = _pessimistic(view, True)
+    upper = add_values(exp_up(_log_delta_float(lp_u, loss_u, epsilon, +1)),
+                       _up_tail(view.tail_p))
+    nominal = exp_up(_log_delta_float(view.p, view.loss, epsilon, 0)) * (1 - ULP_SLACK)
+    lower = None
+    if view.grid_exact:
+        lp_l, loss_l = _pessimistic(view, False)
+        lower = exp_down(_log_delta_float(lp_l, loss_l, epsilon, -1))
+    return lower, nominal, upper
+
+
+def _up_tail(t: Any) -> Any:
+    return float(t) * (1 + 1e-12) if not isinstance(t, mpmath.mpf) else t
+
+
+def _epsilon_float(view: ViewPair, delta: float, side: int) -> float:
+    """epsilon(delta) for P||Q by the sorted-loss inversion, on a pessimistic pair.
+
+    side +1: the least eps with H_upper(eps) <= delta - tail_p (a sound upper bound);
+    side -1: the least eps with H_lower(eps) <= delta (a lower bound; exact grids only);
+    side 0: the plain float evaluation (for the error budget).
+    """
+    if side == 0:
+        lp, loss = view.p, view.loss
+    else:
+        lp, loss = _pessimistic(view, side > 0)
+    target = delta - float(view.tail_p) * (1 + 1e-12) if side > 0 else delta
+    if target <= 0:
+        return math.inf
+    ok = np.isfinite(lp)
+    lp, loss = lp[ok], loss[ok]
+    atoms = np.isposinf(loss)
+    log_a0 = logsumexp(lp[atoms]) if np.any(atoms) else -math.inf
+    log_target = math.log(target)
+    if log_a0 > log_target:
+        return math.inf
+    fin = ~atoms & ~np.isneginf(loss)
+    order = np.argsort(-loss[fin], kind="stable")
+    lps, ls = lp[fin][order], loss[fin][order]
+    pos = ls > 0  # outcomes of loss <= 0 never raise max_j for eps >= 0
+    lps, ls = lps[pos], ls[pos]
+    if lps.size == 0:
+        return 0.0
+    log_a = np.logaddexp.accumulate(np.concatenate([[log_a0], lps]))[1:]
+    log_b = np.logaddexp.accumulate(lps - ls)
+    if side != 0:
+        # Each logaddexp step rounds relative to the magnitude of its operands (a few u of
+        # |log value|), and errors of j steps add up: round A up and B down (upper side).
+        steps = np.arange(1, lps.size + 1) + 2
+        mag = 1.0 + np.maximum(np.abs(log_a), np.abs(log_b)) + np.abs(ls)
+        slack = np.log1p(steps * ULP_SLACK * mag)
+        log_a, log_b = log_a + side * slack, log_b - side * slack
+    live = log_a > log_target
+    if not np.any(live):
+        return 0.0
+    cand = log_a[live] + log1mexp(log_target - log_a[live]) - log_b[live]
+    eps = max(0.0, float(np.max(cand)))
+    if side > 0:
+        return eps * (1 + ULP_SLACK) + 4 * UNIT_ROUNDOFF
+    return eps * (1 - ULP_SLACK) if side < 0 else eps
+
+
+# ------------------------------------------------------------------ mp / exact backends
+def _delta_objects(view: ViewPair, gamma: Any) -> Any:
+    total = sum((pi - gamma * qi for pi, qi in zip(view.p, view.q, strict=True)
+                 if pi > gamma * qi), gamma * 0)
+    return total + view.tail_p
+
+
+def _epsilon_objects(view: ViewPair, delta: Any) -> Any:
+    target = delta - view.tail_p
+    if target <= 0:
+        return mpmath.inf
+    pairs = [(pi, qi) for pi, qi in zip(view.p, view.q, strict=True) if pi > 0]
+    a0 = sum((pi for pi, qi in pairs if qi == 0), pairs[0][0] * 0 if pairs else 0)
+    if a0 > target:
+        return mpmath.inf
+    finite = sorted(((pi, qi) for pi, qi in pairs if qi > 0 and pi > qi),
+                    key=lambda t: t[0] / t[1], reverse=True)
+    best = mpmath.mpf(0)
+    a, b = a0, 0
+    for pi, qi in finite:
+        a, b = a + pi, b + qi
+        if a > target:
+            best = max(best, mpmath.log(to_mpf(a - target)) - mpmath.log(to_mpf(b)))
+    return best
+
+
+# ------------------------------------------------------------------ public API
+def delta_for_epsilon(view: ViewPair, epsilon: float | None = None, *,
+                      exp_epsilon: Any = None, direction: Direction | str = Direction.MAX,
+                      dps: int = DEFAULT_DPS) -> Result:
+    """delta(epsilon) = H_{e^epsilon}, for P||Q, Q||P or the maximum of both.
+
+    Args:
+        view: the pair of views.
+        epsilon: epsilon >= 0. Alternatively give exp_epsilon = e^epsilon >= 1; with the
+            exact backend a Fraction exp_epsilon gives an exact Fraction delta.
+        direction: "P||Q", "Q||P" or "max".
+        dps: decimal digits for the mp backend.
+
+    Returns:
+        Result(quantity="delta"): EXACT (exact/mp backends, no residual), else UPPER, with
+        the residual mass and the float error bound folded into error_budget.
+    """
+    direction = as_direction(direction)
+    if (epsilon is None) == (exp_epsilon is None):
+        raise ParameterError("give exactly one of epsilon and exp_epsilon")
+    if epsilon is not None:
+        EPSILON.check(epsilon)
+        at = float(epsilon)
+    else:
+        _EXP_EPSILON.check(exp_epsilon)
+        at = float(mpmath.log(to_mpf(exp_epsilon)))
+
+    def one(v: ViewPair, d: Direction) -> Result:
+        if v.backend == "float":
+            _, nominal, upper = _delta_float(v, at)
+            return Result(quantity="delta", value=_clip1(upper), kind=Kind.UPPER, direction=d,
+                          method=f"{_METHOD}.delta_for_epsilon ({backend_note(v)})",
+                          error_budget=budget(upper, nominal), at=at)
+        with mpmath.workdps(dps):
+            if v.backend == "exact" and isinstance(exp_epsilon, Fraction | int):
+                gamma: Any = Fraction(exp_epsilon)
+            elif v.backend == "exact":
+                gamma = mpmath.exp(mpmath.mpf(at))
+                v = _to_mp(v)
+            else:
+                gamma = (mpmath.exp(mpmath.mpf(epsilon)) if epsilon is not None
+                         else to_mpf(exp_epsilon))
+            value = _delta_objects(v, gamma)
+        kind = Kind.UPPER if v.tail_p > 0 else Kind.EXACT
+        return Result(quantity="delta", value=value if not isinstance(value, int) else
+                      Fraction(value), kind=kind, direction=d,
+                      method=f"{_METHOD}.delta_for_epsilon ({backend_note(v)})",
+                      error_budget=float(v.tail_p) if kind is Kind.UPPER else 0.0, at=at)
+
+    return over_directions(view, direction, one)
+
+
+def _clip1(x: Any) -> Any:
+    return min(x, 1.0) if not isinstance(x, mpmath.mpf) else x
+
+
+def _to_mp(view: ViewPair) -> ViewPair:
+    from dataclasses import replace
+
+    conv = np.vectorize(to_mpf, otypes=[object])
+    return replace(view, backend="mp", p=conv(view.p), q=conv(view.q),
+                   tail_p=to_mpf(view.tail_p), tail_q=to_mpf(view.tail_q))
+
+
+def epsilon_for_delta(view: ViewPair, delta: Any, *, direction: Direction | str = Direction.MAX,
+                      dps: int = DEFAULT_DPS) -> Result:
+    """epsilon(delta) = inf{eps >= 0 : H_{e^eps} <= delta}, by the exact inversion of MATH 1.2.
+
+    Returns +inf when the infinite-loss mass (or the certified residual mass) exceeds
+    delta. Float results are UPPER bounds (the end known to satisfy the target).
+    """
+    direction = as_direction(direction)
+    DELTA.check(delta)
+
+    def one(v: ViewPair, d: Direction) -> Result:
+        if v.backend == "float":
+            upper = _epsilon_float(v, float(delta), +1)
+            nominal = _epsilon_float(v, float(delta), 0)
+            return Result(quantity="epsilon", value=upper, kind=Kind.UPPER, direction=d,
+                          method=f"{_METHOD}.epsilon_for_delta ({backend_note(v)})",
+                          error_budget=budget(upper, nominal), at=float(delta))
+        with mpmath.workdps(dps):
+            dl = delta if v.backend == "exact" and isinstance(delta, Fraction) else (
+                Fraction(delta) if v.backend == "exact" else to_mpf(delta))
+            value = _epsilon_objects(v, dl)
+        kind = Kind.UPPER if v.tail_p > 0 else Kind.EXACT
+        return Result(quantity="epsilon", value=mpmath.mpf(value), kind=kind, direction=d,
+                      method=f"{_METHOD}.epsilon_for_delta ({backend_note(v)})",
+                      error_budget=0.0, at=float(delta))
+
+    return over_directions(view, direction, one)
+
+
+def delta_bracket(view: ViewPair, epsilon: float, *,
+                  direction: Direction | str = Direction.MAX) -> tuple[Result, Result]:
+    """(lower, upper) Results for delta(epsilon) on a float view with an exact grid."""
+    direction = as_direction(direction)
+    EPSILON.check(epsilon)
+    if view.backend != "float":
+        r = delta_for_epsilon(view, epsilon, direction=direction)
+        return r, r
+    if not view.grid_exact:
+        raise ParameterError("delta_bracket needs a view whose grid values are exact")
+    sides = [view] if direction is Direction.P_Q else [view.swapped()] \
+        if direction is Direction.Q_P else [view, view.swapped()]
+    vals = [_delta_float(v, float(epsilon)) for v in sides]
+    lo = max((v[0] for v in vals), key=to_mpf)
+    hi = max((v[2] for v in vals), key=to_mpf)
+    mk = lambda value, kind: Result(quantity="delta", value=value, kind=kind,  # noqa: E731
+                                    direction=direction, at=float(epsilon),
+                                    method=f"{_METHOD}.delta_bracket")
+    return mk(lo, Kind.LOWER), mk(_clip1(hi), Kind.UPPER)
+
+
+def epsilon_bracket(view: ViewPair, delta: float, *,
+                    direction: Direction | str = Direction.MAX) -> tuple[Result, Result]:
+    """(lower, upper) Results for epsilon(delta) on a float view with an exact grid."""
+    direction = as_direction(direction)
+    DELTA.check(delta)
+    if view.backend != "float":
+        r = epsilon_for_delta(view, delta, direction=direction)
+        return r, r
+    if not view.grid_exact:
+        raise ParameterError("epsilon_bracket needs a view whose grid values are exact")
+    sides = [view] if direction is Direction.P_Q else [view.swapped()] \
+        if direction is Direction.Q_P else [view, view.swapped()]
+    lo = max(_epsilon_float(v, float(delta), -1) for v in sides)
+    hi = max(_epsilon_float(v, float(delta), +1) for v in sides)
+    mk = lambda value, kind: Result(quantity="epsilon", value=value, kind=kind,  # noqa: E731
+                                    direction=direction, at=float(delta),
+                                    method=f"{_METHOD}.epsilon_bracket")
+    return mk(lo, Kind.LOWER), mk(hi, Kind.UPPER)

@@ -1,0 +1,212 @@
+"""Renyi divergences of every order, the max-divergence and KL (MATH.md sec. 1.3).
+
+For alpha in (1, inf):  D_alpha(P||Q) = log(S) / (alpha - 1),  S = E_P[e^((alpha-1) L)].
+Float evaluation uses S - 1 = sum_grid p expm1((alpha-1) L) - m + S_residual, where m is
+the residual mass of P: it avoids the cancellation of log(1 + tiny) (MATH 0.6) and gives
+certified bounds, S - 1 <= X + tail_p e^((alpha-1) B) and S - 1 >= X - tail_p (B is the
+view's residual loss bound), X being the signed grid sum with its error bound.
+
+Any outcome with P > 0 = Q makes every order +inf (support mismatch); outcomes with
+P = 0 contribute nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from accountant.distributions import DEFAULT_DPS
+from accountant.divergence._common import (
+    ULP_SLACK,
+    arr,
+    as_direction,
+    backend_note,
+    over_directions,
+)
+from accountant.domains import ALPHA
+from accountant.numeric.logspace import logsumexp
+from accountant.numeric.mp import to_mpf
+from accountant.numeric.rounding import UNIT_ROUNDOFF, sum_relative_error
+from accountant.result import Direction, Kind, Result
+from accountant.view import ViewPair
+
+__all__ = ["renyi_divergence", "renyi_divergences", "max_divergence", "kl_divergence"]
+
+_METHOD = "divergence.renyi"
+
+
+def _has_infinite_loss(view: ViewPair) -> bool:
+    if view.backend == "float":
+        return bool(np.any(np.isposinf(view.loss) & np.isfinite(view.p)))
+    return any(pi > 0 and qi == 0 for pi, qi in zip(view.p, view.q, strict=True))
+
+
+def _result(value: Any, kind: Kind, d: Direction, alpha: float, method: str,
+            error_budget: float = 0.0, quantity: str = "renyi") -> Result:
+    return Result(quantity=quantity, value=value, kind=kind, direction=d, method=method,
+                  error_budget=error_budget if kind is not Kind.EXACT else 0.0, order=alpha)
+
+
+def _renyi_float(v: ViewPair, alpha: float) -> tuple[float, float]:
+    """(nominal, upper) of D_alpha(P||Q) for a float view without infinite loss."""
+    a1 = alpha - 1.0
+    n = v.size
+    ok = np.isfinite(v.p) & ~np.isneginf(v.loss)
+    lp, loss = v.p[ok], v.loss[ok]
+    lerr = arr(v.log_error, n)[ok] + ULP_SLACK
+    lossr = arr(v.loss_error, n)[ok] + 4 * UNIT_ROUNDOFF * np.abs(loss)
+    resid = _residual_term(v, a1)
+    expo = a1 * loss
+    if lp.size and float(np.max(expo + a1 * lossr)) < 600.0:
+        p = np.exp(lp)
+        terms = p * np.expm1(expo)
+        x = math.fsum(terms)
+        # per-term error: relative error of p (e^lerr - 1), derivative in L, rounding.
+        err = float(np.sum(np.abs(terms) * np.expm1(lerr)
+                           + p * np.exp(expo) * np.expm1(a1 * lossr) * (1 + np.expm1(lerr))
+                           + np.abs(terms) * 4 * UNIT_ROUNDOFF))
+        err *= 1 + 1e-9
+        upper_x = x + err + resid
+        nominal = math.log1p(max(x, -1 + 1e-300)) / a1
+        upper = math.log1p(upper_x) / a1 if upper_x > -1 else 0.0
+    else:  # large orders: log-space sum, no cancellation concern since S >> 1
+        log_s = logsumexp(lp + expo)
+        nominal = log_s / a1
+        log_su = (logsumexp(lp + lerr + expo + a1 * lossr)
+                  + math.log1p(sum_relative_error(lp.size) + ULP_SLACK))
+        if resid > 0:
+            log_su = float(np.logaddexp(log_su, math.log(resid)))
+        upper = log_su / a1
+    upper = max(upper, 0.0) * (1 + ULP_SLACK) + 2 * UNIT_ROUNDOFF
+    return max(nominal, 0.0), upper
+
+
+def _residual_term(v: ViewPair, a1: float) -> float:
+    """Upper bound on E over the residual of e^((alpha-1) L): tail_p e^((alpha-1) B)."""
+    t = float(v.tail_p)
+    if t == 0:
+        return 0.0
+    if not math.isfinite(v.residual_loss_bound):
+        return math.inf
+    return t * math.exp(min(a1 * v.residual_loss_bound, 700.0)) * (1 + 1e-12)
+
+
+def _renyi_objects(v: ViewPair, alpha: Any, dps: int) -> tuple[Any, bool]:
+    """(value, exact) of D_alpha(P||Q) in mp (or exactly inside the log for integer alpha)."""
+    with mpmath.workdps(dps):
+        if v.backend == "exact" and float(alpha).is_integer():
+            a = int(alpha)
+            s: Any = sum((pi ** a / qi ** (a - 1) for pi, qi in zip(v.p, v.q, strict=True)
+                          if pi > 0), 0 * v.p[0])
+            s = mpmath.mpf(s.numerator) / s.denominator
+        else:
+            a = mpmath.mpf(alpha)
+            s = mpmath.fsum(to_mpf(pi) ** a * to_mpf(qi) ** (1 - a)
+                            for pi, qi in zip(v.p, v.q, strict=True) if pi > 0)
+        exact = v.tail_p == 0
+        if not exact:
+            s = s + _residual_term(v, float(alpha) - 1)
+        return mpmath.log(s) / (mpmath.mpf(alpha) - 1), exact
+
+
+def renyi_divergence(view: ViewPair, alpha: float, *,
+                     direction: Direction | str = Direction.MAX,
+                     dps: int = DEFAULT_DPS) -> Result:
+    """D_alpha for real alpha > 1 (alpha = inf gives the max-divergence).
+
+    Raises ParameterError for alpha <= 1 (use `kl_divergence` for the limit alpha -> 1).
+    Returns +inf (EXACT) on support mismatch. Float results are UPPER bounds; with a
+    residual of unknown loss bound the upper bound is +inf.
+    """
+    direction = as_direction(direction)
+    ALPHA.check(alpha)
+    if alpha == math.inf:
+        return max_divergence(view, direction=direction, dps=dps)
+
+    def one(v: ViewPair, d: Direction) -> Result:
+        method = f"{_METHOD}.renyi_divergence ({backend_note(v)})"
+        if _has_infinite_loss(v):
+            return _result(math.inf, Kind.EXACT, d, alpha, method + " [support mismatch]")
+        if v.backend == "float":
+            nominal, upper = _renyi_float(v, float(alpha))
+            return _result(upper, Kind.UPPER, d, alpha, method, max(0.0, upper - nominal))
+        value, exact = _renyi_objects(v, alpha, dps)
+        return _result(value, Kind.EXACT if exact else Kind.UPPER, d, alpha, method)
+
+    return over_directions(view, direction, one)
+
+
+def renyi_divergences(view: ViewPair, alphas: list[float], *,
+                      direction: Direction | str = Direction.MAX,
+                      dps: int = DEFAULT_DPS) -> list[Result]:
+    """`renyi_divergence` at several orders (one Result each, in the order given)."""
+    return [renyi_divergence(view, a, direction=direction, dps=dps) for a in alphas]
+
+
+def max_divergence(view: ViewPair, *, direction: Direction | str = Direction.MAX,
+                   dps: int = DEFAULT_DPS) -> Result:
+    """D_inf(P||Q) = log max_{P(x) > 0} P(x)/Q(x): the pure-DP epsilon of the pair."""
+    direction = as_direction(direction)
+
+    def one(v: ViewPair, d: Direction) -> Result:
+        method = f"divergence.max_divergence ({backend_note(v)})"
+        if _has_infinite_loss(v):
+            return _result(math.inf, Kind.EXACT, d, math.inf, method + " [support mismatch]",
+                           quantity="max_divergence")
+        resid = v.residual_loss_bound if v.tail_p > 0 else -math.inf
+        if v.backend == "float":
+            ok = np.isfinite(v.p) & ~np.isneginf(v.loss)
+            loss = v.loss[ok]
+            err = arr(v.loss_error, v.size)[ok] + 4 * UNIT_ROUNDOFF * np.abs(loss)
+            grid = float(np.max(loss + err)) if loss.size else -math.inf
+            value = max(grid, resid, 0.0)
+            nominal = max(float(np.max(loss)) if loss.size else 0.0, 0.0)
+            return _result(value, Kind.UPPER, d, math.inf, method, max(0.0, value - nominal),
+                           quantity="max_divergence")
+        with mpmath.workdps(dps):
+            grid = max((mpmath.log(to_mpf(pi) / to_mpf(qi))
+                        for pi, qi in zip(v.p, v.q, strict=True) if pi > 0),
+                       default=mpmath.mpf(0))
+        if v.tail_p > 0:
+            return _result(max(grid, mpmath.mpf(resid)), Kind.UPPER, d, math.inf, method,
+                           quantity="max_divergence")
+        return _result(max(grid, mpmath.mpf(0)), Kind.EXACT, d, math.inf, method,
+                       quantity="max_divergence")
+
+    return over_directions(view, direction, one)
+
+
+def kl_divergence(view: ViewPair, *, direction: Direction | str = Direction.MAX,
+                  dps: int = DEFAULT_DPS) -> Result:
+    """KL(P||Q) = E_P[L], the limit alpha -> 1 of D_alpha."""
+    direction = as_direction(direction)
+
+    def one(v: ViewPair, d: Direction) -> Result:
+        method = f"divergence.kl_divergence ({backend_note(v)})"
+        if _has_infinite_loss(v):
+            return _result(math.inf, Kind.EXACT, d, 1.0, method + " [support mismatch]",
+                           quantity="kl")
+        resid = float(v.tail_p) * v.residual_loss_bound if v.tail_p > 0 else 0.0
+        if v.backend == "float":
+            ok = np.isfinite(v.p) & ~np.isneginf(v.loss)
+            p, loss = np.exp(v.p[ok]), v.loss[ok]
+            terms = p * loss
+            err = float(np.sum(np.abs(terms) * np.expm1(arr(v.log_error, v.size)[ok]
+                                                        + ULP_SLACK)
+                               + p * (arr(v.loss_error, v.size)[ok] + 4 * UNIT_ROUNDOFF
+                                      * np.abs(loss))))
+            nominal = math.fsum(terms)
+            upper = max(nominal + err * (1 + 1e-9) + resid, 0.0)
+            return _result(upper, Kind.UPPER, d, 1.0, method, max(0.0, upper - nominal),
+                           quantity="kl")
+        with mpmath.workdps(dps):
+            value = mpmath.fsum(to_mpf(pi) * mpmath.log(to_mpf(pi) / to_mpf(qi))
+                                for pi, qi in zip(v.p, v.q, strict=True) if pi > 0)
+        if v.tail_p > 0:
+            return _result(value + resid, Kind.UPPER, d, 1.0, method, quantity="kl")
+        return _result(value, Kind.EXACT, d, 1.0, method, quantity="kl")
+
+    return over_directions(view, direction, one)

@@ -1,0 +1,119 @@
+"""Parameter domains, declared once and reused for validation, messages and test strategies.
+
+`EPSILON0.check(-1.0)` raises `ParameterError: epsilon0=-1.0 is outside (0, inf)`. Tests
+draw valid inputs from `EPSILON0.strategy()`, so the checks and the tests cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+
+from accountant.errors import ParameterError
+
+__all__ = [
+    "Interval",
+    "EPSILON",
+    "EPSILON0",
+    "DELTA",
+    "PROBABILITY",
+    "N_USERS",
+    "ALPHA",
+    "COUNT",
+    "POSITIVE",
+    "NONNEGATIVE",
+]
+
+_BRACKETS = {"both": "[]", "neither": "()", "left": "[)", "right": "(]"}
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """A real (or integer) interval with named endpoints' openness.
+
+    Attributes:
+        name: the parameter's name as users spell it (used in error messages).
+        low, high: endpoints (may be +-inf).
+        closed: "both", "neither", "left" or "right".
+        integer: whether the value must be an integer.
+    """
+
+    name: str
+    low: float
+    high: float
+    closed: str = "both"
+    integer: bool = False
+
+    def named(self, name: str) -> Interval:
+        """The same domain for a parameter with another name (e.g. a probability `q`)."""
+        return replace(self, name=name)
+
+    def describe(self) -> str:
+        left, right = _BRACKETS[self.closed]
+        body = f"{left}{_fmt(self.low)}, {_fmt(self.high)}{right}"
+        return f"integers in {body}" if self.integer else body
+
+    def contains(self, value: Any) -> bool:
+        try:
+            self.check(value)
+        except ParameterError:
+            return False
+        return True
+
+    def check(self, value: Any) -> Any:
+        """Return value unchanged if it lies in the domain, else raise ParameterError."""
+        if isinstance(value, bool) or not isinstance(value, numbers.Real | mpmath.mpf):
+            raise ParameterError(
+                f"{self.name}={value!r} is not a real number; valid range {self.describe()}")
+        if value != value:
+            raise ParameterError(f"{self.name}=nan is outside {self.describe()}")
+        if self.integer and not (isinstance(value, numbers.Integral)
+                                 or (math.isfinite(float(value)) and float(value).is_integer())):
+            raise ParameterError(f"{self.name}={value!r} is not an integer; valid range "
+                                 f"{self.describe()}")
+        lo_ok = value >= self.low if self.closed in ("both", "left") else value > self.low
+        hi_ok = value <= self.high if self.closed in ("both", "right") else value < self.high
+        if not (lo_ok and hi_ok):
+            raise ParameterError(f"{self.name}={_fmt(value)} is outside {self.describe()}")
+        return value
+
+    def strategy(self, *, max_value: float | None = None, min_value: float | None = None):
+        """A hypothesis strategy over (a finite part of) this domain."""
+        from hypothesis import strategies as st
+
+        lo = self.low if min_value is None else max(self.low, min_value)
+        hi = self.high if max_value is None else min(self.high, max_value)
+        if self.integer:
+            lo_i = math.ceil(lo) + (0 if self.closed in ("both", "left") or lo != self.low else 1)
+            hi_i = math.floor(hi) - (0 if self.closed in ("both", "right") or hi != self.high
+                                     else 1)
+            return st.integers(min_value=lo_i, max_value=hi_i)
+        return st.floats(
+            min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False,
+            exclude_min=self.closed in ("neither", "right") and lo == self.low,
+            exclude_max=self.closed in ("neither", "left") and hi == self.high)
+
+
+def _fmt(x: Any) -> str:
+    if isinstance(x, Fraction):
+        return str(x)
+    if isinstance(x, float | int) and math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return repr(x) if isinstance(x, float) else str(x)
+
+
+EPSILON = Interval("epsilon", 0.0, math.inf, closed="left")
+EPSILON0 = Interval("epsilon0", 0.0, math.inf, closed="neither")
+DELTA = Interval("delta", 0.0, 1.0, closed="neither")
+PROBABILITY = Interval("p", 0.0, 1.0, closed="both")
+N_USERS = Interval("n", 1, math.inf, closed="left", integer=True)
+COUNT = Interval("k", 0, math.inf, closed="left", integer=True)
+# Renyi orders: real alpha > 1; alpha = inf is the max-divergence.
+ALPHA = Interval("alpha", 1.0, math.inf, closed="right")
+POSITIVE = Interval("value", 0.0, math.inf, closed="neither")
+NONNEGATIVE = Interval("value", 0.0, math.inf, closed="left")

@@ -1,0 +1,1 @@
+"""Numerical building blocks: log-space arithmetic, directed rounding, special functions."""

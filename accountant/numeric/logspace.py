@@ -1,0 +1,71 @@
+"""Log-space arithmetic: the only home of logsumexp and log-subtraction.
+
+Privacy numbers such as delta = 1e-400 are normal in this field; float64 cannot hold them,
+their logarithms it can.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+
+__all__ = ["logsumexp", "log1mexp", "log_sub", "exp_value", "log_value"]
+
+
+def logsumexp(x: np.ndarray) -> float:
+    """log(sum(exp(x))) over a 1-D or flattened array; -inf for an empty or all -inf input."""
+    x = np.asarray(x, dtype=float).ravel()
+    if x.size == 0:
+        return -math.inf
+    m = float(np.max(x))
+    if m == -math.inf:
+        return -math.inf
+    if m == math.inf:
+        return math.inf
+    return m + math.log(float(np.sum(np.exp(x - m))))
+
+
+def log1mexp(x: np.ndarray | float) -> np.ndarray | float:
+    """log(1 - exp(x)) for x <= 0, accurate for x near 0 and for very negative x.
+
+    Uses the two-branch rule of Maechler ("Accurately computing log(1 - exp(-|a|))", 2012):
+    log(-expm1(x)) for x > -log 2, log1p(-exp(x)) otherwise.
+    """
+    x = np.asarray(x, dtype=float)
+    with np.errstate(divide="ignore"):
+        out = np.where(x > -math.log(2.0), np.log(-np.expm1(np.minimum(x, 0.0))),
+                       np.log1p(-np.exp(np.minimum(x, 0.0))))
+    out = np.where(x >= 0.0, -np.inf, out)
+    return out if out.ndim else float(out)
+
+
+def log_sub(a: float, b: float) -> float:
+    """log(exp(a) - exp(b)) for a >= b; -inf when equal."""
+    if b == -math.inf:
+        return a
+    if b > a:
+        raise ValueError(f"log_sub needs a >= b, got a={a}, b={b}")
+    return a + float(log1mexp(b - a))
+
+
+def exp_value(log_x: float) -> float | mpmath.mpf:
+    """exp(log_x) as a float when representable as a normal float, else as an mpf.
+
+    Never returns 0 for a finite log_x: values below float range stay visible.
+    """
+    if log_x == -math.inf:
+        return 0.0
+    if log_x > -700.0:
+        return math.exp(log_x)
+    return mpmath.exp(mpmath.mpf(log_x))
+
+
+def log_value(x: float | mpmath.mpf) -> float:
+    """log of a nonnegative float or mpf, as a float (-inf for 0)."""
+    if x == 0:
+        return -math.inf
+    if isinstance(x, mpmath.mpf):
+        return float(mpmath.log(x))
+    return math.log(x)

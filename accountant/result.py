@@ -1,0 +1,150 @@
+"""`Result`: the one return type of every privacy number in the library.
+
+A privacy number is useless without knowing whether it is exact, an upper bound or a lower
+bound, for which direction of the neighbouring pair, and how it was obtained. `Result`
+carries all of that, and converting it to a float rounds in the safe direction.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+
+from accountant.errors import PrecisionError
+from accountant.numeric import rounding
+from accountant.numeric.mp import to_mpf
+
+__all__ = ["Kind", "Direction", "Source", "Result", "tightest", "Value"]
+
+Value = float | Fraction | mpmath.mpf
+
+
+class Kind(StrEnum):
+    """What a value is relative to the true quantity."""
+
+    EXACT = "exact"
+    UPPER = "upper"
+    LOWER = "lower"
+
+
+class Direction(StrEnum):
+    """Which order of the neighbouring pair a divergence refers to."""
+
+    P_Q = "P||Q"
+    Q_P = "Q||P"
+    MAX = "max"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Source:
+    """Where a formula comes from."""
+
+    citation: str
+    locator: str
+
+    def __str__(self) -> str:
+        return f"{self.citation}, {self.locator}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Result:
+    """A privacy quantity with an honest statement of what it is.
+
+    Attributes:
+        quantity: "delta", "epsilon", "renyi", "kl" or "max_divergence".
+        value: the number; float, Fraction (exact backend) or mpmath.mpf (values below
+            float range, or the mp backend).
+        kind: EXACT, UPPER or LOWER.
+        direction: P||Q, Q||P or MAX (maximum over both orders).
+        method: dotted name of the function that produced it, plus backend notes.
+        source: paper and statement, for closed forms.
+        error_budget: slack already folded into value (added if UPPER, subtracted if LOWER):
+            truncated tail mass, floating-point error bounds.
+        order: Renyi order for quantity "renyi" (math.inf for max-divergence).
+        at: the other coordinate of the point, e.g. the epsilon at which delta was computed.
+    """
+
+    quantity: str
+    value: Value
+    kind: Kind
+    direction: Direction
+    method: str
+    source: Source | None = None
+    error_budget: float = 0.0
+    order: float | None = None
+    at: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.value != self.value:  # NaN is never a result
+            raise PrecisionError(f"{self.method} produced NaN for {self.quantity}")
+        if not isinstance(self.kind, Kind):
+            object.__setattr__(self, "kind", Kind(self.kind))
+        if not isinstance(self.direction, Direction):
+            object.__setattr__(self, "direction", Direction(self.direction))
+        if self.kind is Kind.EXACT and self.error_budget:
+            raise ValueError("an exact result cannot spend an error budget")
+
+    def __float__(self) -> float:
+        """Round to float in the safe direction: UPPER up, LOWER down, EXACT to nearest."""
+        return rounding.to_float(self.value, toward=self.kind.value)
+
+    @property
+    def is_finite(self) -> bool:
+        return not (isinstance(self.value, float | mpmath.mpf) and mpmath.isinf(self.value))
+
+    def with_(self, **changes: Any) -> Result:
+        """A copy with some fields changed."""
+        return replace(self, **changes)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object of CLI.md: value (safely rounded float), kind, direction, method."""
+        out: dict[str, Any] = {
+            "value": _json_number(float(self)),
+            "kind": self.kind.value,
+            "direction": self.direction.value,
+            "method": self.method,
+        }
+        if isinstance(self.value, mpmath.mpf) and self.value != 0 and float(self) == 0.0:
+            out["log10_value"] = float(mpmath.log10(self.value))
+        if self.order is not None:
+            out["order"] = _json_number(self.order)
+        if self.at is not None:
+            out["at"] = _json_number(self.at)
+        if self.source is not None:
+            out["source"] = str(self.source)
+        if self.error_budget:
+            out["error_budget"] = self.error_budget
+        return out
+
+
+def _json_number(x: float) -> float | str:
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return x
+
+
+def tightest(*results: Result) -> Result:
+    """The tightest of several bounds on one quantity: min of UPPERs, max of LOWERs.
+
+    EXACT results win outright. Raises ValueError when quantities, orders, or kinds
+    (upper vs lower) are mixed, because comparing them means nothing.
+    """
+    if not results:
+        raise ValueError("tightest() needs at least one Result")
+    quantities = {(r.quantity, r.order) for r in results}
+    if len(quantities) != 1:
+        raise ValueError(f"tightest() got different quantities: {sorted(map(str, quantities))}")
+    exact = [r for r in results if r.kind is Kind.EXACT]
+    if exact:
+        return exact[0]
+    kinds = {r.kind for r in results}
+    if len(kinds) != 1:
+        raise ValueError("tightest() cannot combine upper and lower bounds; bracket them instead")
+    if kinds == {Kind.UPPER}:
+        return min(results, key=lambda r: to_mpf(r.value))
+    return max(results, key=lambda r: to_mpf(r.value))
