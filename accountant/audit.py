@@ -1,0 +1,98 @@
+"""Claimed-versus-computed privacy: the record every protocol's `audit` returns.
+
+A paper claims a guarantee (epsilon, delta); the library computes the true epsilon at the
+claimed delta (or delta at the claimed epsilon) as a certified bracket. The verdict:
+
+- `holds`: the computed certified upper bound is <= the claim;
+- `violated`: a computed certified lower bound (or exact value) is > the claim;
+- `loose`: neither is decided: the claim lies inside our [lower, upper] bracket, so the
+  computation is too loose to confirm or refute it (tighten the tails or the precision).
+
+`looseness` = claimed / computed value (upper bound if available): how many times larger
+the paper's number is than what the protocol actually guarantees.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from accountant.numeric.mp import to_mpf
+from accountant.result import Kind, Result, Source
+
+__all__ = ["AuditRecord", "audit_claim", "VERDICTS"]
+
+VERDICTS = ("holds", "violated", "loose")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuditRecord:
+    """One (paper, claim) checked against a computation.
+
+    Attributes:
+        claim: what the paper claims, e.g. "(epsilon, delta) = (1, 1e-6)".
+        source: the paper and statement.
+        quantity: "epsilon" or "delta" (what is compared).
+        claimed: the paper's value of that quantity.
+        computed_upper, computed_lower: the certified bracket (either may be None).
+        verdict: "holds", "violated" or "loose" (see module docstring).
+        looseness: claimed / computed (inf if the computed value is 0).
+        params: the parameters of the audited protocol instance.
+    """
+
+    claim: str
+    source: Source
+    quantity: str
+    claimed: float
+    computed_upper: Result | None
+    computed_lower: Result | None
+    verdict: str
+    looseness: float
+    params: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        computed = self.computed_upper or self.computed_lower
+        out: dict[str, Any] = {
+            "claim": self.claim,
+            "source": str(self.source),
+            "params": self.params,
+            "claimed": {"quantity": self.quantity, "value": self.claimed, "kind": "claimed"},
+            "computed": computed.to_json() if computed else None,
+            "verdict": self.verdict,
+            "looseness": self.looseness,
+        }
+        if self.computed_lower is not None and self.computed_upper is not None:
+            out["computed_lower"] = self.computed_lower.to_json()
+        return out
+
+
+def audit_claim(*, claim: str, source: Source, quantity: str, claimed: float,
+                computed_upper: Result | None, computed_lower: Result | None,
+                params: dict[str, Any]) -> AuditRecord:
+    """Build an AuditRecord, deciding the verdict from the certified bracket.
+
+    An EXACT result serves as both ends of the bracket.
+    """
+    for r, want in ((computed_upper, (Kind.UPPER, Kind.EXACT)),
+                    (computed_lower, (Kind.LOWER, Kind.EXACT))):
+        if r is not None and r.kind not in want:
+            raise ValueError(f"audit_claim got a {r.kind} result where {want} was needed")
+    if computed_upper is None and computed_lower is None:
+        raise ValueError("audit_claim needs at least one computed bound")
+    if computed_upper is not None and computed_upper.kind is Kind.EXACT:
+        computed_lower = computed_lower or computed_upper
+    if computed_lower is not None and computed_lower.kind is Kind.EXACT:
+        computed_upper = computed_upper or computed_lower
+    if computed_upper is not None and to_mpf(computed_upper.value) <= claimed:
+        verdict = "holds"
+    elif computed_lower is not None and to_mpf(computed_lower.value) > claimed:
+        verdict = "violated"
+    else:
+        verdict = "loose"
+    ref = computed_upper if computed_upper is not None else computed_lower
+    value = float(ref)
+    looseness = math.inf if value == 0 else claimed / value
+    return AuditRecord(claim=claim, source=source, quantity=quantity, claimed=claimed,
+                       computed_upper=computed_upper, computed_lower=computed_lower,
+                       verdict=verdict, looseness=looseness, params=params)
