@@ -88,6 +88,7 @@ def _window(f: Callable[[float], float], mean: float, lo_limit: float, hi_limit:
     f is the Chernoff exponent (0 at the mean, decreasing below it, increasing above);
     `hi_limit` may be inf. Returns (lo, hi, certified mass outside).
     """
+    _TAIL.check(tail)
     target = math.log(2.0 / tail)
     if f(lo_limit) <= target:
         lo, below = int(lo_limit), 0.0

@@ -79,7 +79,8 @@ class Interval:
         lo_ok = value >= self.low if self.closed in ("both", "left") else value > self.low
         hi_ok = value <= self.high if self.closed in ("both", "right") else value < self.high
         if not (lo_ok and hi_ok):
-            raise ParameterError(f"{self.name}={_fmt(value)} is outside {self.describe()}")
+            shown = repr(float(value)) if isinstance(value, float) else _fmt(value)
+            raise ParameterError(f"{self.name}={shown} is outside {self.describe()}")
         return value
 
     def strategy(self, *, max_value: float | None = None, min_value: float | None = None):
@@ -104,7 +105,9 @@ def _fmt(x: Any) -> str:
         return str(x)
     if isinstance(x, float | int) and math.isinf(x):
         return "inf" if x > 0 else "-inf"
-    return repr(x) if isinstance(x, float) else str(x)
+    if isinstance(x, float) and x.is_integer() and abs(x) < 1e15:
+        return str(int(x))  # endpoints read "[0, 1]", not "[0.0, 1.0]"
+    return repr(float(x)) if isinstance(x, float) else str(x)
 
 
 EPSILON = Interval("epsilon", 0.0, math.inf, closed="left")

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from accountant.distributions import DEFAULT_DPS, binomial, binomial_window
-from accountant.domains import COUNT, PROBABILITY
+from accountant.domains import N_USERS, PROBABILITY
 from accountant.errors import ParameterError
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.numeric.special import binomial_logpmf, log_pmf_error, two_product
@@ -59,7 +59,7 @@ def binomial_shift_pair(n: int, p: Any, *, backend: str = "float", tail: float |
     (the atoms k = 0 and k = n + 1).
     """
     check_backend(backend)
-    COUNT.named("n").check(n)
+    N_USERS.check(n)
     PROBABILITY.named("p").check(p)
     if p in (0, 1):
         raise ParameterError(f"p={p!r} is outside (0, 1) for a shift pair (views are disjoint)")

@@ -121,7 +121,7 @@ class PMF:
     @classmethod
     def from_values(cls, values: Sequence[Any], *, offset: int | Sequence[int] = 0,
                     backend: str = "float", name: str = "pmf", tolerance: float = 1e-9,
-                    log: bool = False) -> PMF:
+                    log: bool = False, dps: int = 50) -> PMF:
         """A complete PMF from user-given probabilities (or log-probabilities with log=True).
 
         Raises ParameterError naming `name` if a value is negative or not finite, or if the
@@ -138,7 +138,7 @@ class PMF:
                 logv = arr
             else:
                 if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr > 1):
-                    bad = arr[~(np.isfinite(arr) & (arr >= 0) & (arr <= 1))][0]
+                    bad = float(arr[~(np.isfinite(arr) & (arr >= 0) & (arr <= 1))][0])
                     raise ParameterError(f"{name} has a value {bad!r} outside [0, 1]")
                 with np.errstate(divide="ignore"):
                     logv = np.log(arr)
@@ -149,14 +149,16 @@ class PMF:
             return cls("float", off, logv, 0.0, 4 * UNIT_ROUNDOFF, True)
         conv = Fraction if backend == "exact" else to_mpf
         try:
-            objs = np.array([conv(v) for v in np.asarray(values, dtype=object).ravel()],
-                            dtype=object).reshape(np.shape(values))
+            with mpmath.workdps(dps):  # Fractions become mpf at dps digits, not 15
+                objs = np.array([conv(v) for v in np.asarray(values, dtype=object).ravel()],
+                                dtype=object).reshape(np.shape(values))
         except (TypeError, ValueError) as exc:
             kind = "rationals" if backend == "exact" else "reals"
             raise ParameterError(f"{name}: values must be {kind}: {exc}") from exc
         if any(v < 0 or v > 1 for v in objs.ravel()):
             raise ParameterError(f"{name} has a value outside [0, 1]")
-        total = sum(objs.ravel().tolist(), _zero(backend))
+        with mpmath.workdps(dps):
+            total = sum(objs.ravel().tolist(), _zero(backend))
         tol = 0 if backend == "exact" else tolerance
         if abs(total - 1) > tol:
             raise ParameterError(f"{name} sums to {total}, outside [1 - {tol:g}, 1 + {tol:g}]")

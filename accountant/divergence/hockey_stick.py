@@ -99,7 +99,7 @@ def _up_tail(t: Any) -> Any:
     return float(t) * (1 + 1e-12) if not isinstance(t, mpmath.mpf) else t
 
 
-def _epsilon_float(view: ViewPair, delta: float, side: int) -> float:
+def _epsilon_float(view: ViewPair, delta: Any, side: int) -> float:
     """epsilon(delta) for P||Q by the sorted-loss inversion, on a pessimistic pair.
 
     side +1: the least eps with H_upper(eps) <= delta - tail_p (a sound upper bound);
@@ -110,14 +110,15 @@ def _epsilon_float(view: ViewPair, delta: float, side: int) -> float:
         lp, loss = view.p, view.loss
     else:
         lp, loss = _pessimistic(view, side > 0)
-    target = delta - float(view.tail_p) * (1 + 1e-12) if side > 0 else delta
+    # delta may be an mpf below float range (1e-400): work with its logarithm
+    target = to_mpf(delta) - (to_mpf(view.tail_p) * (1 + 1e-12) if side > 0 else 0)
     if target <= 0:
         return math.inf
     ok = np.isfinite(lp)
     lp, loss = lp[ok], loss[ok]
     atoms = np.isposinf(loss)
     log_a0 = logsumexp(lp[atoms]) if np.any(atoms) else -math.inf
-    log_target = math.log(target)
+    log_target = float(mpmath.log(target))
     if log_a0 > log_target:
         return math.inf
     fin = ~atoms & ~np.isneginf(loss)
@@ -248,8 +249,8 @@ def epsilon_for_delta(view: ViewPair, delta: Any, *, direction: Direction | str 
 
     def one(v: ViewPair, d: Direction) -> Result:
         if v.backend == "float":
-            upper = _epsilon_float(v, float(delta), +1)
-            nominal = _epsilon_float(v, float(delta), 0)
+            upper = _epsilon_float(v, delta, +1)
+            nominal = _epsilon_float(v, delta, 0)
             return Result(quantity="epsilon", value=upper, kind=Kind.UPPER, direction=d,
                           method=f"{_METHOD}.epsilon_for_delta ({backend_note(v)})",
                           error_budget=budget(upper, nominal), at=float(delta))
@@ -258,7 +259,7 @@ def epsilon_for_delta(view: ViewPair, delta: Any, *, direction: Direction | str 
                 Fraction(delta) if v.backend == "exact" else to_mpf(delta))
             value = _epsilon_objects(v, dl)
         kind = Kind.UPPER if v.tail_p > 0 else Kind.EXACT
-        return Result(quantity="epsilon", value=mpmath.mpf(value), kind=kind, direction=d,
+        return Result(quantity="epsilon", value=value, kind=kind, direction=d,
                       method=f"{_METHOD}.epsilon_for_delta ({backend_note(v)})",
                       error_budget=0.0, at=float(delta))
 
