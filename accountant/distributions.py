@@ -67,7 +67,7 @@ def _prob(p: Any, backend: str, name: str) -> Any:
                                  "backend (a float is not a rational parameter)")
         return Fraction(p)
     if backend == "mp":
-        return to_mpf(p)
+        return p  # converted to mpf inside each constructor's workdps block
     return float(p)
 
 
@@ -152,6 +152,7 @@ def binomial(n: int, p: Any, *, backend: str = "float", tail: float | None = Non
                         dtype=object)
         return PMF("exact", (lo,), vals, Fraction(cut) if cut else Fraction(0), 0.0, True)
     with mpmath.workdps(dps + 10):
+        pp = to_mpf(pp)
         q = 1 - pp
         vals = _mp_recurrence(
             first=_mp_binomial(n, lo, pp, q), count=hi - lo + 1,
@@ -225,11 +226,13 @@ def geometric(p: Any, *, backend: str = "float", tail: float = DEFAULT_TAIL,
         cut = math.exp((K + 1) * math.log1p(-float(p))) * (1 + 1e-12)
         err = 1e-15 * (1.0 + np.abs(vals))
         return PMF("float", (0,), vals, cut, err, True)
-    q = 1 - pp
     if backend == "exact":
+        q = 1 - pp
         vals = np.array([pp * q ** int(k) for k in ks], dtype=object)
         return PMF("exact", (0,), vals, q ** (K + 1), 0.0, True)
     with mpmath.workdps(dps + 10):
+        pp = to_mpf(pp)
+        q = 1 - pp
         vals = _mp_recurrence(first=pp, count=K + 1, ratio=lambda k: q, start=0)
         cut = q ** (K + 1)
     return PMF("mp", (0,), vals, +cut, 0.0, True)
@@ -262,7 +265,7 @@ def negative_binomial(r: float, p: Any, *, backend: str = "float", tail: float =
         vals = negative_binomial_logpmf(ks, rf, pf)
         return PMF("float", (lo,), vals, cut, log_pmf_error(vals), True)
     with mpmath.workdps(dps + 10):
-        rm, pm = mpmath.mpf(r), _prob(p, "mp", "p")
+        rm, pm = mpmath.mpf(r), to_mpf(p)
         qm = 1 - pm
         first = mpmath.exp(mpmath.loggamma(lo + rm) - mpmath.loggamma(rm) - mpmath.loggamma(lo + 1)
                            + rm * mpmath.log(pm) + lo * mpmath.log(qm))

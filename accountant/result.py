@@ -109,7 +109,7 @@ class Result:
             "direction": self.direction.value,
             "method": self.method,
         }
-        if isinstance(self.value, mpmath.mpf) and self.value != 0 and float(self) == 0.0:
+        if isinstance(self.value, mpmath.mpf) and 0 < abs(self.value) < 1e-300:
             out["log10_value"] = float(mpmath.log10(self.value))
         if self.order is not None:
             out["order"] = _json_number(self.order)
