@@ -1,0 +1,48 @@
+"""The command line's own contract (CLI.md): errors exit 2 with one stderr line; reproduce
+writes an index of what it produced."""
+
+import json
+import subprocess
+import sys
+
+from accountant.cli import main
+
+
+def test_unknown_figure_name_exits_2_with_one_line(capsys, tmp_path):
+    code = main(["reproduce", "--only", "no-such-figure", "--out", str(tmp_path)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert len(err) == 1 and "only=no-such-figure names no figure" in err[0]
+
+
+def test_argparse_errors_exit_2(capsys):
+    try:
+        main(["no-such-command"])
+    except SystemExit as exc:
+        assert exc.code == 2
+    else:  # pragma: no cover - the parser must refuse
+        raise AssertionError("an unknown command was accepted")
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_reproduce_json_lists_the_files_of_each_figure(tmp_path, capsys, monkeypatch):
+    from figures import reproduce as rep
+    from figures.common import FigureSpec, write_csv
+
+    def run(out, quick):
+        return [write_csv(out / "toy.csv", ["x"], [[1.0 if quick else 2.0]])]
+
+    monkeypatch.setattr(rep, "discover", lambda: [FigureSpec("toy", "none", "a toy", run)])
+    assert main(["reproduce", "--out", str(tmp_path), "--quick", "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert body["figures"] == [{"name": "toy", "status": "ok",
+                                "files": [str(tmp_path / "toy.csv")]}]
+    assert (tmp_path / "toy.csv").read_text().splitlines() == ["x", "1.0"]
+    index = json.loads((tmp_path / "index.json").read_text())
+    assert index["quick"] is True
+
+
+def test_console_script_is_installed():
+    out = subprocess.run([sys.executable, "-m", "accountant.cli", "--help"],
+                         capture_output=True, text=True, check=True)
+    assert "reproduce" in out.stdout
