@@ -1,0 +1,98 @@
+"""`shuffle-accountant bound NAME ...`: the command-line face of every closed form here.
+
+Discovered by `accountant.cli` through `CLI_BOUNDS` (see `accountant.protocols.registry`).
+RDP bounds print {"params", "renyi": [{order, value, kind, ...}]}; (epsilon, delta) bounds
+print {"params", "epsilon": {...}, "delta": {"value": D, "kind": "exact"}} (CLI.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from accountant.bounds import balle_2019, erlingsson_2019, feldman_2020, girgis_2021
+from accountant.cli import float_list, positive_int
+from accountant.protocols.registry import BoundSpec
+from accountant.result import Result
+
+__all__ = ["CLI_BOUNDS"]
+
+_DEFAULT_ORDERS = "2,3,4,8,16,32,64"
+
+
+def _rdp_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--n", type=positive_int, required=True, help="number of users")
+    parser.add_argument("--epsilon0", type=float, required=True, help="local epsilon0")
+    parser.add_argument("--orders", type=float_list, default=float_list(_DEFAULT_ORDERS),
+                        help=f"comma-separated Renyi orders (default {_DEFAULT_ORDERS})")
+
+
+def _cor1_arguments(parser: argparse.ArgumentParser) -> None:
+    _rdp_arguments(parser)
+    parser.add_argument("--allow-fallback", action="store_true",
+                        help="out of Corollary 1's regime, warn and return Theorem 1")
+
+
+def _dp_arguments(parser: argparse.ArgumentParser, *, k: bool = False) -> None:
+    parser.add_argument("--n", type=positive_int, required=True, help="number of users")
+    parser.add_argument("--epsilon0", type=float, required=True, help="local epsilon0")
+    parser.add_argument("--at-delta", type=float, required=True, help="delta in (0, 1)")
+    if k:
+        parser.add_argument("--k", type=positive_int, required=True, help="alphabet size")
+
+
+def _fmt_arguments(parser: argparse.ArgumentParser) -> None:
+    _dp_arguments(parser)
+    parser.add_argument("--variant", choices=["paper", "reference-code"], default="paper")
+
+
+def _rdp_handler(function: Callable[..., Result],
+                 integer: bool = False) -> Callable[[argparse.Namespace], dict[str, Any]]:
+    def handler(args: argparse.Namespace) -> dict[str, Any]:
+        extra = {"strict": not args.allow_fallback} if hasattr(args, "allow_fallback") else {}
+        values = [function(alpha=int(a) if integer and float(a).is_integer() else a,
+                           epsilon0=args.epsilon0, n=args.n, **extra).to_json()
+                  for a in args.orders]
+        return {"params": {"n": args.n, "epsilon0": args.epsilon0}, "renyi": values}
+    return handler
+
+
+def _fmt_handler(args: argparse.Namespace) -> dict[str, Any]:
+    function = (feldman_2020.epsilon_upper if args.variant == "paper"
+                else feldman_2020.epsilon_upper_reference_code)
+    result = function(epsilon0=args.epsilon0, n=args.n, delta=args.at_delta)
+    return {"params": {"n": args.n, "epsilon0": args.epsilon0, "variant": args.variant},
+            "epsilon": result.to_json(), "delta": {"value": args.at_delta, "kind": "exact"}}
+
+
+def _bbgn_handler(args: argparse.Namespace) -> dict[str, Any]:
+    result = balle_2019.epsilon_upper(epsilon0=args.epsilon0, n=args.n, delta=args.at_delta,
+                                      k=args.k)
+    return {"params": {"n": args.n, "epsilon0": args.epsilon0, "k": args.k},
+            "epsilon": result.to_json(), "delta": {"value": args.at_delta, "kind": "exact"}}
+
+
+_G = girgis_2021
+CLI_BOUNDS = [
+    BoundSpec("girgis-thm1", "Girgis et al. 2021 Theorem 1 (integer orders; real orders "
+              "via Remark 2)", _rdp_arguments, _rdp_handler(_G.rdp_upper_remark2)),
+    BoundSpec("girgis-thm2", "Girgis et al. 2021 Theorem 2 (real orders)", _rdp_arguments,
+              _rdp_handler(_G.rdp_upper_thm2)),
+    BoundSpec("girgis-cor1", "Girgis et al. 2021 Corollary 1 (where S3 + E <= T2 holds)",
+              _cor1_arguments, _rdp_handler(_G.rdp_upper_cor1, integer=True)),
+    BoundSpec("girgis-thm3", "Girgis et al. 2021 Theorem 3 lower bound (forward order)",
+              _rdp_arguments, _rdp_handler(_G.rdp_lower_thm3)),
+    BoundSpec("girgis-cor2", "Girgis et al. 2021 Corollary 2 lower bound", _rdp_arguments,
+              _rdp_handler(_G.rdp_lower_cor2, integer=True)),
+    BoundSpec("girgis-reverse", "exact reverse-order lower bound (MATH 6.10)",
+              _rdp_arguments, _rdp_handler(_G.rdp_lower_reverse)),
+    BoundSpec("girgis-refined", "Theorem 4 evaluated exactly (MATH 6.5), <= Theorem 1",
+              _rdp_arguments, _rdp_handler(_G.rdp_upper_refined)),
+    BoundSpec("erlingsson-eq10", "Erlingsson et al. 2019 RDP curve (eq. 10; low-confidence "
+              "reconstruction)", _rdp_arguments, _rdp_handler(erlingsson_2019.rdp_upper_eq10)),
+    BoundSpec("fmt", "Feldman-McMillan-Talwar closed form (Theorem 3.1)", _fmt_arguments,
+              _fmt_handler),
+    BoundSpec("bbgn", "Balle et al. 2019 privacy-blanket closed form for k-RR",
+              lambda p: _dp_arguments(p, k=True), _bbgn_handler),
+]
