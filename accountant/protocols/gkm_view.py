@@ -68,6 +68,8 @@ __all__ = [
     "box_size",
     "pure_epsilon",
     "pure_epsilon_lower",
+    "mixture_law",
+    "DEFAULT_TAIL",
     "SOURCE",
 ]
 
@@ -310,7 +312,9 @@ def pure_epsilon(view: ViewPair, *, direction: Direction | str = Direction.MAX) 
     if direction is Direction.Q_P:
         return qp
     top = pq if pq.value >= qp.value else qp
-    kind = Kind.EXACT if pq.kind is qp.kind is Kind.EXACT else Kind.UPPER
+    # an exact +inf in either order makes the maximum exactly +inf
+    exact = pq.kind is qp.kind is Kind.EXACT or (top.kind is Kind.EXACT and top.value == math.inf)
+    kind = Kind.EXACT if exact else Kind.UPPER
     return top.with_(direction=Direction.MAX, kind=kind,
                      error_budget=0.0 if kind is Kind.EXACT else top.error_budget,
                      method=f"{top.method} [max over P||Q={float(pq):.6g}, "
