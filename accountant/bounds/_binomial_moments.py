@@ -23,7 +23,7 @@ __all__ = ["log1p_moment_float", "log_moment_mp", "window"]
 
 # Relative error allowed for the float path of `log1p_moment_float` (see its docstring);
 # tests/bounds compare it with 50-digit mpmath over a grid of (n, eps0, s).
-FLOAT_RELATIVE_ERROR = 1e-9
+FLOAT_RELATIVE_ERROR = 1e-10
 
 
 def window(n: int, epsilon0: float, s: float) -> tuple[int, int]:

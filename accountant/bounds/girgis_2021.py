@@ -379,7 +379,7 @@ def rdp_lower_thm3(*, alpha: float, epsilon0: float, n: int, backend: str = "flo
     The paper states integer orders; the identity holds for every real alpha > 1, and this
     function accepts them. It equals the exact Renyi divergence D_alpha(M(D)||M(D')) of the
     special pair (D' all zeros), computed as log1p(E[(1+x)^alpha - 1 - alpha x]) so that
-    nothing cancels. backend="float" (fast, certified by FLOAT_RELATIVE_ERROR = 1e-9) or
+    nothing cancels. backend="float" (fast, certified by FLOAT_RELATIVE_ERROR = 1e-10) or
     "mp" (60-digit mpmath over the mass window).
 
     Raises:
