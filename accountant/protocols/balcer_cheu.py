@@ -1,0 +1,352 @@
+"""Balcer-Cheu zsum (Fig. 1) and hist (Fig. 2): exact views and exact privacy.
+
+Balcer & Cheu, "Separating Local & Shuffled Differential Privacy via Histograms",
+ITC 2020, Sec. 3 (MATH.md 8.1-8.4).
+
+zsum: each user sends x + z copies of the message "1", z ~ Bern(p). The shuffled view is
+sum x_i + Bin(n, p), so neighbouring datasets give exactly the pair Bin(n,p) against
+1 + Bin(n,p) (`accountant.pairs.binomial_shift_pair`), for both orders and every
+neighbouring pair (MATH 8.2). hist runs zsum on every coordinate of the one-hot input;
+neighbours that move one user from value a to value b give the product pair
+P = Bin x (1+Bin), Q = (1+Bin) x Bin on coordinates (a, b); all other coordinates are
+identical and independent, hence cancel (MATH 8.4).
+
+Exact privacy is computed by the hockey-stick inversion (`accountant.divergence`) on a
+certified bulk window (residual mass added to delta, so results are UPPER bounds equal to
+the exact value up to the stated error budget). For hist there are two independent
+evaluations: the 2-D sum over the product grid (`hist_epsilon`, `hist_delta`) and the
+privacy-loss convolution H(eps) = E_{K1}[H_2(eps - L_1(K1))] (`hist_delta_pld`), which
+conditions on the first coordinate's loss and evaluates the second coordinate's
+hockey-stick by cumulative sums (MATH 1.4); tests check they agree.
+
+Renyi and max-divergences are +inf in both orders (atoms k = 0 and k = n + 1: the outcome
+"no noise message at all" and "every user sent a noise message" have zero probability
+under one neighbour), so RDP accounting does not apply (MATH 8.2).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from accountant.bounds.balcer_cheu_2020 import CITATION, paper_p
+from accountant.distributions import DEFAULT_DPS
+from accountant.divergence import (
+    delta_for_epsilon,
+    epsilon_bracket,
+    epsilon_for_delta,
+)
+from accountant.domains import DELTA, EPSILON, N_USERS, Interval
+from accountant.errors import ParameterError
+from accountant.numeric.rounding import UNIT_ROUNDOFF
+from accountant.pairs import binomial_shift_pair
+from accountant.result import Direction, Kind, Result, Source
+from accountant.view import ViewPair
+
+__all__ = [
+    "BalcerCheuParameters",
+    "zsum_parameters",
+    "hist_parameters",
+    "zsum_view",
+    "hist_view",
+    "zsum_epsilon",
+    "zsum_delta",
+    "zsum_epsilon_bracket",
+    "hist_epsilon",
+    "hist_delta",
+    "hist_delta_pld",
+    "hist_epsilon_pld",
+    "renyi_divergence",
+    "max_divergence",
+    "INFINITE_DIVERGENCE_REASON",
+]
+
+_P = Interval("p", 0.0, 1.0, closed="neither")
+_D = Interval("d", 2, math.inf, closed="left", integer=True)
+_NAME = "protocols.balcer_cheu"
+INFINITE_DIVERGENCE_REASON = (
+    "support-edge atoms: outcome k=0 (no noise message) has probability (1-p)^n under "
+    "Bin(n,p) and 0 under 1+Bin(n,p); k=n+1 has p^n and 0 the other way (MATH 8.2)")
+# Residual mass allowed outside the bulk window, relative to the delta asked for: the
+# inversion spends it (target delta - tail), so it moves epsilon by ~1e-14 relative.
+_RELATIVE_TAIL = 1e-14
+_FLOOR_TAIL = 1e-300
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BalcerCheuParameters:
+    """One zsum/hist instance.
+
+    Attributes:
+        n: number of users.
+        p: the randomizer's Bernoulli parameter (noise: Bin(n, p) extra messages).
+        epsilon, delta: the paper's target, when p was set from it by Fig. 1 (else None).
+        d: histogram domain size (hist only; None for zsum).
+    """
+
+    n: int
+    p: float
+    epsilon: float | None = None
+    delta: float | None = None
+    d: int | None = None
+
+    @property
+    def gamma(self) -> float:
+        """1 - p, exact in float for p >= 1/2."""
+        return 1.0 - self.p
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"n": self.n}
+        if self.epsilon is not None:
+            out |= {"epsilon": self.epsilon, "delta": self.delta}
+        out["p"] = self.p
+        if self.d is not None:
+            out["d"] = self.d
+        return out
+
+
+def zsum_parameters(*, n: int, epsilon: float | None = None, delta: float | None = None,
+                    p: float | None = None) -> BalcerCheuParameters:
+    """zsum with the paper's p (from epsilon, delta) or a user-given p in (0, 1).
+
+    Raises:
+        ParameterError: missing or conflicting arguments, or values outside their domains.
+        RegimeError: n < 100 log(2/delta)/epsilon^2 (Theorem 3.1's hypothesis).
+    """
+    N_USERS.check(n)
+    n = int(n)
+    if p is not None:
+        if epsilon is not None or delta is not None:
+            raise ParameterError("give either p, or epsilon and delta (which set p), not both")
+        _P.check(p)
+        return BalcerCheuParameters(n=n, p=float(p))
+    if epsilon is None or delta is None:
+        raise ParameterError("zsum needs p, or both epsilon and delta (Fig. 1 sets p)")
+    return BalcerCheuParameters(n=n, p=paper_p(epsilon=epsilon, delta=delta, n=n),
+                                epsilon=float(epsilon), delta=float(delta))
+
+
+def hist_parameters(*, n: int, d: int, epsilon: float | None = None,
+                    delta: float | None = None, p: float | None = None) -> BalcerCheuParameters:
+    """hist over the domain [d], d >= 2 (same p rule as zsum)."""
+    _D.check(d)
+    base = zsum_parameters(n=n, epsilon=epsilon, delta=delta, p=p)
+    return BalcerCheuParameters(n=base.n, p=base.p, epsilon=base.epsilon, delta=base.delta,
+                                d=int(d))
+
+
+def _tail_for(delta: Any) -> float:
+    return max(min(1e-30, float(delta) * _RELATIVE_TAIL), _FLOOR_TAIL)
+
+
+def zsum_view(params: BalcerCheuParameters, *, backend: str = "float",
+              tail: float | None = 1e-30, dps: int = DEFAULT_DPS) -> ViewPair:
+    """The exact neighbouring view Bin(n,p) vs 1 + Bin(n,p) (MATH 8.2).
+
+    tail=None keeps the whole support (O(n) points, EXACT results with mp/exact).
+    """
+    return binomial_shift_pair(params.n, params.p, backend=backend, tail=tail, dps=dps,
+                               description={"protocol": "bc-zsum", **params.to_json()})
+
+
+def hist_view(params: BalcerCheuParameters, *, tail: float | None = 1e-30) -> ViewPair:
+    """The product pair P = Bin x (1+Bin), Q = (1+Bin) x Bin on the two changed
+    coordinates (MATH 8.4), float backend; tail is per coordinate."""
+    one = zsum_view(params, tail=tail)
+    return one.product(one.swapped())
+
+
+def _source(locator: str) -> Source:
+    return Source(citation=CITATION, locator=locator)
+
+
+def zsum_epsilon(params: BalcerCheuParameters, delta: Any, *, backend: str = "float",
+                 direction: Direction | str = Direction.MAX, dps: int = DEFAULT_DPS,
+                 tail: float | None = None) -> Result:
+    """Exact epsilon(delta) of zsum, by the sorted-loss inversion (MATH 1.2, 8.2).
+
+    tail defaults to min(1e-30, 1e-14 delta) (its mass is spent from delta); float
+    results are UPPER with the float error and the tail folded in.
+    """
+    DELTA.check(delta)
+    tail = _tail_for(delta) if tail is None else tail
+    r = epsilon_for_delta(zsum_view(params, backend=backend, tail=tail, dps=dps), delta,
+                          direction=direction, dps=dps)
+    return r.with_(method=f"{_NAME}.zsum_epsilon <- {r.method}",
+                   source=_source("Fig. 1; exact view MATH 8.2"))
+
+
+def zsum_epsilon_bracket(params: BalcerCheuParameters, delta: float, *,
+                         tail: float | None = None) -> tuple[Result, Result]:
+    """(lower, upper) certified bracket of zsum's epsilon(delta), float backend."""
+    DELTA.check(delta)
+    tail = _tail_for(delta) if tail is None else tail
+    return epsilon_bracket(zsum_view(params, tail=tail), delta)
+
+
+def _refined_delta(evaluate: Any, first_tail: float) -> Result:
+    """delta(eps) with a tail small against the answer (recomputed once if needed)."""
+    r = evaluate(first_tail)
+    value = float(r)
+    if 0 < value < 1e12 * first_tail:
+        r = evaluate(max(value * 1e-12, _FLOOR_TAIL))
+    return r
+
+
+def zsum_delta(params: BalcerCheuParameters, epsilon: float, *, backend: str = "float",
+               direction: Direction | str = Direction.MAX, dps: int = DEFAULT_DPS) -> Result:
+    """Exact delta(epsilon) = H_{e^eps} of zsum (MATH 8.2), UPPER in float."""
+    EPSILON.check(epsilon)
+    r = _refined_delta(lambda t: delta_for_epsilon(
+        zsum_view(params, backend=backend, tail=t, dps=dps), epsilon, direction=direction,
+        dps=dps), 1e-30)
+    return r.with_(method=f"{_NAME}.zsum_delta <- {r.method}",
+                   source=_source("Fig. 1; exact view MATH 8.2"))
+
+
+def hist_epsilon(params: BalcerCheuParameters, delta: float, *, both_orders: bool = False,
+                 tail: float | None = None) -> Result:
+    """Exact epsilon(delta) of hist by the 2-D sum over the product grid (MATH 1.4, 8.4).
+
+    The pair is mapped to its swap by exchanging the two coordinates, so both orders
+    have the same exact value (MATH 8.4); by default only P||Q is computed and reported
+    as the maximum (both_orders=True computes both, for tests). tail is per coordinate
+    (default min(1e-30, 1e-14 delta) / 2).
+    """
+    DELTA.check(delta)
+    tail = _tail_for(delta) / 2 if tail is None else tail
+    view = hist_view(params, tail=tail)
+    if both_orders:
+        r = epsilon_for_delta(view, delta)
+    else:
+        r = epsilon_for_delta(view, delta, direction=Direction.P_Q).with_(
+            direction=Direction.MAX)
+    return r.with_(method=f"{_NAME}.hist_epsilon (2-D sum{'' if both_orders else '; Q||P = P||Q by coordinate symmetry'}) <- {r.method}",  # noqa: E501
+                   source=_source("Fig. 2; exact view MATH 8.4"))
+
+
+def hist_delta(params: BalcerCheuParameters, epsilon: float, *,
+               both_orders: bool = False) -> Result:
+    """Exact delta(epsilon) of hist by the 2-D sum (see `hist_epsilon`)."""
+    EPSILON.check(epsilon)
+    direction = Direction.MAX if both_orders else Direction.P_Q
+    r = _refined_delta(lambda t: delta_for_epsilon(hist_view(params, tail=t / 2), epsilon,
+                                                   direction=direction), 1e-30)
+    return r.with_(direction=Direction.MAX, method=f"{_NAME}.hist_delta (2-D sum) <- {r.method}",
+                   source=_source("Fig. 2; exact view MATH 8.4"))
+
+
+# ---------------------------------------------------------------- privacy-loss convolution
+def _coordinate_arrays(params: BalcerCheuParameters, tail: float) -> tuple[np.ndarray, ...]:
+    """Linear P, Q, loss and loss error of one zsum coordinate (float), plus tail mass."""
+    v = zsum_view(params, tail=tail)
+    err = np.broadcast_to(np.asarray(v.log_error, dtype=float), (v.size,))
+    return (np.exp(v.p), np.exp(v.q), v.loss,
+            np.broadcast_to(np.asarray(v.loss_error, dtype=float), (v.size,)), err,
+            np.array([float(v.tail_p), float(v.tail_q)]))
+
+
+def _pld_delta(params: BalcerCheuParameters, epsilon: float, tail: float,
+               order: Direction) -> tuple[float, float]:
+    """(nominal, error bound) of H_{e^eps} for the hist pair, by conditioning on the first
+    coordinate's loss: H = sum_k1 P1(k1) H_2(eps - L1(k1)), H_2(t) = A_2(t) - e^t B_2(t)
+    with A_2, B_2 the P2-, Q2-masses of {L2 > t} (cumulative sums over sorted L2)."""
+    p1, q1, l1, e1, le1, tails = _coordinate_arrays(params, tail)
+    # Coordinate 1 is (Bin || 1+Bin), coordinate 2 is its swap; the order Q||P swaps both.
+    if order is Direction.P_Q:
+        pa, la, ea = p1, l1, e1
+        pb, qb, lb, eb = q1, p1, -l1, e1
+    else:
+        pa, la, ea = q1, -l1, e1
+        pb, qb, lb, eb = p1, q1, l1, e1
+    srt = np.argsort(-lb, kind="stable")
+    lbs = lb[srt]
+    a_cum = np.concatenate([[0.0], np.cumsum(pb[srt])])
+    b_cum = np.concatenate([[0.0], np.cumsum(qb[srt])])
+    live = pa > 0
+    pa, la, ea = pa[live], la[live], ea[live]
+    t = epsilon - la
+    # number of second-coordinate outcomes with L2 > t (lbs is decreasing)
+    j = np.searchsorted(-lbs, -t, side="left")
+    with np.errstate(over="ignore", invalid="ignore"):
+        et = np.exp(np.where(np.isfinite(t), t, -np.inf))
+        inner = np.where(np.isposinf(la), a_cum[-1], a_cum[j] - et * b_cum[j])
+        gross = np.where(np.isposinf(la), a_cum[-1], a_cum[j] + et * b_cum[j])
+    inner = np.maximum(inner, 0.0)
+    nominal = float(np.sum(pa * inner))
+    # First-order error bound: cumulative sums (j + 2) u relative, the cancellation in
+    # A - e^t B (relative to A + e^t B), the losses' errors (e^t B changes by |dt|), the
+    # log-PMF errors (relative), and the final sum.
+    lerr = float(np.max(le1)) + float(np.max(eb)) + 4 * UNIT_ROUNDOFF
+    steps = (j + 4) * UNIT_ROUNDOFF
+    per = pa * (gross * steps + et * b_cum[j] * np.minimum(ea + lerr, 1.0) * 2
+                + inner * 3 * lerr)
+    err = float(np.sum(per)) * (1 + 1e-6) + nominal * pa.size * UNIT_ROUNDOFF
+    return nominal, err + 2 * float(np.sum(tails))
+
+
+def hist_delta_pld(params: BalcerCheuParameters, epsilon: float, *,
+                   tail: float = 1e-30) -> Result:
+    """delta(epsilon) of hist by privacy-loss convolution (MATH 1.4), an evaluation
+    independent of the 2-D sum: UPPER, error budget = first-order float error bound plus
+    both coordinates' residual masses. Both orders are computed (they agree, MATH 8.4)."""
+    EPSILON.check(epsilon)
+    vals = [_pld_delta(params, float(epsilon), tail, o) for o in (Direction.P_Q, Direction.Q_P)]
+    value, err = max(vals, key=lambda v: v[0] + v[1])
+    return Result(quantity="delta", value=min(1.0, (value + err) * (1 + 4 * UNIT_ROUNDOFF)),
+                  kind=Kind.UPPER, direction=Direction.MAX, error_budget=err,
+                  method=f"{_NAME}.hist_delta_pld (privacy-loss convolution) [P||Q="
+                         f"{vals[0][0]:.6g}, Q||P={vals[1][0]:.6g}]",
+                  source=_source("Fig. 2; exact view MATH 8.4"), at=float(epsilon))
+
+
+def hist_epsilon_pld(params: BalcerCheuParameters, delta: float, *,
+                     relative_tolerance: float = 1e-12) -> Result:
+    """epsilon(delta) of hist by bisection on `hist_delta_pld` (UPPER: the returned end
+    satisfies delta_pld(eps) <= delta; the cross-check of `hist_epsilon`)."""
+    DELTA.check(delta)
+    tail = _tail_for(delta) / 2
+
+    def ok(e: float) -> bool:
+        return float(hist_delta_pld(params, e, tail=tail)) <= delta
+
+    lo, hi = 0.0, 1.0
+    if ok(0.0):
+        hi = 0.0
+    while hi > 0 and not ok(hi):
+        lo, hi = hi, hi * 2
+        if hi > 1e3:
+            hi = math.inf
+            break
+    while math.isfinite(hi) and hi - lo > relative_tolerance * hi:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return Result(quantity="epsilon", value=hi, kind=Kind.UPPER, direction=Direction.MAX,
+                  method=f"{_NAME}.hist_epsilon_pld (bisection on the PLD delta)",
+                  error_budget=hi - lo if math.isfinite(hi) else 0.0,
+                  source=_source("Fig. 2; exact view MATH 8.4"), at=float(delta))
+
+
+# ---------------------------------------------------------------- infinite divergences
+def renyi_divergence(params: BalcerCheuParameters, alpha: float) -> Result:
+    """Renyi divergence of order alpha > 1 of zsum/hist: +inf, exactly (MATH 8.2).
+
+    The reason is in `method`: for every alpha >= 1 a point with P > 0 = Q gives +inf.
+    """
+    if not (alpha > 1):
+        raise ParameterError(f"alpha={alpha!r} is outside (1, inf]")
+    protocol = "hist" if params.d is not None else "zsum"
+    return Result(quantity="renyi" if math.isfinite(alpha) else "max_divergence",
+                  value=math.inf, kind=Kind.EXACT, direction=Direction.MAX,
+                  method=f"{_NAME}.renyi_divergence ({protocol}: +inf by "
+                         f"{INFINITE_DIVERGENCE_REASON})",
+                  source=_source("MATH 8.2 / 8.4"), order=float(alpha))
+
+
+def max_divergence(params: BalcerCheuParameters) -> Result:
+    """Max-divergence (pure epsilon) of zsum/hist: +inf (see `renyi_divergence`)."""
+    return renyi_divergence(params, math.inf)
+
