@@ -68,6 +68,7 @@ __all__ = [
     "box_size",
     "pure_epsilon",
     "pure_epsilon_lower",
+    "pure_epsilon_rays",
     "mixture_law",
     "DEFAULT_TAIL",
     "SOURCE",
@@ -334,3 +335,75 @@ def pure_epsilon_lower(view: ViewPair) -> Result:
                   direction=Direction.MAX, order=math.inf, source=SOURCE,
                   error_budget=float(view.loss_error),
                   method="protocols.gkm_view.pure_epsilon_lower (largest grid loss)")
+
+
+def pure_epsilon_rays(*, n: int, ones: int, epsilon_prime: float, q: float, s: int,
+                      lam: float) -> tuple[Result, Result]:
+    """(P||Q, Q||P) certified max-divergence over the whole quadrant in O(k* B0 J) work.
+
+    The loss depends on (a, b) only through the smaller coordinate m = min(a, b) and the
+    clipped difference d = min(max(a - b, 0), k*) (module docstring, regions 2-3): with
+    a = m + d, min(a - alpha_j, b - beta_j) = m - beta_j - max(k1_j - d, 0), and for
+    a <= b it is m - alpha_j (the d = 0 formula). So the supremum over Z_{>=0}^2 is the
+    maximum over d = 0..k* and m = 0..B0-1 of these 1-D losses, and, for m >= B0, the
+    region-1 bound. No box and no 2-D array: this scales to much larger lam than
+    `view_pair` (used by `gkm.max_divergence`; tests compare the two).
+    """
+    law_p = mixture_law(m1=ones + 1, m0=n - 1 - ones, epsilon_prime=epsilon_prime, q=q, s=s)
+    law_q = mixture_law(m1=ones, m0=n - ones, epsilon_prime=epsilon_prime, q=q, s=s)
+    b0, _ = box_size(n=n, epsilon_prime=epsilon_prime, s=s, lam=lam, tail=1.0)
+    mu = lam * math.exp(2 * epsilon_prime)
+    log_g, g_err = log_poisson_cdf(mu, b0)
+    k_star = max(law_p.max_k1, law_q.max_k1)
+    m = np.arange(b0)
+    sup_pq, sup_qp = -math.inf, -math.inf
+    nom_pq, nom_qp = -math.inf, -math.inf
+    err = 0.0
+    for d in range(k_star + 1):
+        logs = []
+        for law in (law_p, law_q):
+            acc = np.full(b0, -np.inf)
+            for beta, k1, lc in zip(law.beta, law.alpha - law.beta, law.log_c, strict=True):
+                off = int(beta) + max(int(k1) - d, 0)
+                if off >= b0:
+                    continue
+                np.logaddexp(acc[off:], lc + log_g[:b0 - off], out=acc[off:])
+            logs.append(acc)
+        lp, lq = logs
+        mag = max(float(np.max(np.abs(x[np.isfinite(x)]))) for x in logs)
+        j = max(law_p.alpha.size, law_q.alpha.size) + 1
+        err_h = (max(law_p.log_c_error, law_q.log_c_error) + float(g_err[-1])
+                 + j * _STEP * (mag + 2))
+        err = max(err, 2 * err_h + _STEP * (2 * mag + 2))
+        with np.errstate(invalid="ignore"):
+            loss = lp - lq
+        p_only = np.isfinite(lp) & np.isneginf(lq)
+        q_only = np.isneginf(lp) & np.isfinite(lq)
+        if np.any(p_only):
+            nom_pq = math.inf
+        if np.any(q_only):
+            nom_qp = math.inf
+        both = np.isfinite(lp) & np.isfinite(lq)
+        if np.any(both):
+            nom_pq = max(nom_pq, float(np.max(loss[both])))
+            nom_qp = max(nom_qp, float(np.max(-loss[both])))
+    del m
+    m0_arg = b0 - int(max(np.max(law_p.alpha), np.max(law_q.alpha)))
+    log_g_low = float(log_g[m0_arg] - g_err[m0_arg]) if m0_arg >= 0 else -math.inf
+    far = law_p.log_total - law_q.log_total
+    far_err = 2 * (law_p.log_c_error + 2 * _STEP * (abs(far) + 2)) + 1e-12 * abs(far)
+    sup_pq = max(nom_pq + err, far - log_g_low + far_err)
+    sup_qp = max(nom_qp + err, -far - log_g_low + far_err)
+    method = "protocols.gkm_view.pure_epsilon_rays (float64 log-space, 1-D rays + far bound)"
+    out = []
+    for value, nominal, d in ((sup_pq, nom_pq, Direction.P_Q), (sup_qp, nom_qp, Direction.Q_P)):
+        if nominal == math.inf:
+            out.append(Result(quantity="max_divergence", value=math.inf, kind=Kind.EXACT,
+                              direction=d, method=method + " [support mismatch]",
+                              source=SOURCE, order=math.inf))
+        else:
+            value = max(value, 0.0)
+            out.append(Result(quantity="max_divergence", value=value, kind=Kind.UPPER,
+                              direction=d, method=method, source=SOURCE, order=math.inf,
+                              error_budget=max(value - max(nominal, 0.0), 0.0)))
+    return out[0], out[1]

@@ -151,3 +151,24 @@ def test_pure_epsilon_brackets_the_grid_maximum():
     lower = gkm_view.pure_epsilon_lower(view)
     assert upper.kind is Kind.UPPER and lower.kind is Kind.LOWER
     assert lower.value <= upper.value <= lower.value + 1e-9
+
+
+@pytest.mark.parametrize("params, ones", [
+    (SMALL, 0), (SMALL, 2),
+    (dict(n=10, epsilon_prime=0.5, q=0.1, s=1, lam=1.0), 9),
+    (dict(n=6, epsilon_prime=1.2, q=0.4, s=3, lam=8.0), 2),
+    (dict(n=10, epsilon_prime=0.5, q=0.0, s=0, lam=10.0), 3),
+], ids=["small-0", "small-2", "violating-n10", "n6", "gkmp20"])
+def test_ray_evaluation_equals_the_box_evaluation(params, ones):
+    view = gkm_view.view_pair(ones=ones, **params)
+    rays = gkm_view.pure_epsilon_rays(ones=ones, **params)
+    for d, ray in zip(("P||Q", "Q||P"), rays, strict=True):
+        box = gkm_view.pure_epsilon(view, direction=d)
+        assert ray.kind is box.kind
+        if math.isinf(box.value):
+            assert math.isinf(ray.value)
+        else:
+            assert abs(ray.value - box.value) <= ray.error_budget + box.error_budget + 1e-12
+            # both are upper bounds on every loss actually seen on the grid
+            seen = float(np.max(view.loss if d == "P||Q" else -view.loss))
+            assert seen - view.loss_error <= ray.value
