@@ -120,6 +120,8 @@ def binomial_logpmf(k: np.ndarray, n: float, p: float) -> np.ndarray:
     out[inside & (k == 0)] = n * math.log1p(-p)
     out[inside & (k == n)] = n * math.log(p)
     mid = inside & (k > 0) & (k < n)
+    if not mid.any():  # n = 0 (an empty binomial, the point mass at 0) has no interior
+        return out
     km = k[mid]
     np_hi, np_lo = two_product(np.array(float(n)), p)
     d = (km - np_hi) - np_lo  # k - np, to about one ulp of itself
