@@ -1,0 +1,214 @@
+"""Command-line faces of Balcer-Cheu zsum (`bc-zsum`) and hist (`bc-hist`) (CLI.md).
+
+Commands: dp, rdp, pure, audit, calibrate, simulate.
+- Flags: `--n --epsilon --delta` (p set as in Fig. 1) or `--n --p`; bc-hist adds `--d`.
+- `audit` without --n/--epsilon/--delta (or with --table) prints the whole audit table of
+  the issue (epsilon in {0.25, 0.5, 1}, delta in {1e-6, 1e-9}, n in {1e4, 1e6}) under
+  "rows", with a "summary" of verdicts and looseness factors; with them, one record.
+- `calibrate` needs only --n (and --d): the target is --target-epsilon/--target-delta.
+- `simulate` runs the fast sampler --trials times (and the literal one --literal-trials
+  times) and reports the zero-count property, error quantiles against Theorem 3.1(ii) /
+  3.2(iii), and goodness of fit of the sampled message counts against the exact PMF.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from accountant.bounds.balcer_cheu_2020 import (
+    accuracy_alpha_for_p,
+    accuracy_alpha_thm31,
+    simultaneous_alpha_thm32,
+)
+from accountant.errors import ParameterError, RegimeError
+from accountant.protocols.balcer_cheu import (
+    BalcerCheuParameters,
+    hist_delta,
+    hist_epsilon,
+    hist_epsilon_pld,
+    hist_parameters,
+    max_divergence,
+    renyi_divergence,
+    zsum_delta,
+    zsum_epsilon,
+    zsum_parameters,
+)
+from accountant.protocols.balcer_cheu_audit import audit_hist, audit_table, audit_zsum
+from accountant.protocols.balcer_cheu_calibration import accuracy_summary, calibrate
+from accountant.protocols.registry import ProtocolSpec
+
+__all__ = ["CLI_SPEC"]
+
+
+def _add_common(p: argparse.ArgumentParser, hist: bool) -> None:
+    from accountant.cli import positive_int
+
+    p.add_argument("--n", type=positive_int, help="number of users")
+    p.add_argument("--epsilon", type=float, help="paper target epsilon (sets p, Fig. 1)")
+    p.add_argument("--delta", type=float, help="paper target delta (sets p, Fig. 1)")
+    p.add_argument("--p", type=float, help="the randomizer's Bernoulli parameter (instead)")
+    if hist:
+        p.add_argument("--d", type=positive_int, help="histogram domain size (>= 2)")
+    p.add_argument("--table", action="store_true",
+                   help="audit only: the whole audit table (the default without --n)")
+    p.add_argument("--ones", type=int, default=None,
+                   help="simulate only: users holding 1 (zsum) / value 1 (hist); default n//2")
+    p.add_argument("--literal-trials", type=int, default=200,
+                   help="simulate only: runs of the literal (message-list) protocol")
+
+
+def _params(args: argparse.Namespace, hist: bool) -> BalcerCheuParameters:
+    if args.n is None:
+        raise ParameterError("--n is required (number of users)")
+    if hist:
+        if args.d is None:
+            raise ParameterError("--d is required for bc-hist (domain size >= 2)")
+        return hist_parameters(n=args.n, d=args.d, epsilon=args.epsilon, delta=args.delta,
+                               p=args.p)
+    return zsum_parameters(n=args.n, epsilon=args.epsilon, delta=args.delta, p=args.p)
+
+
+def _dp(hist: bool) -> Any:
+    def handle(args: argparse.Namespace) -> dict[str, Any]:
+        params = _params(args, hist)
+        out: dict[str, Any] = {"params": params.to_json()}
+        if hist and args.backend != "float":
+            raise ParameterError(f"backend={args.backend!r} is not available for bc-hist "
+                                 "(2-D grid); valid: float")
+        if args.at_delta is not None:
+            r = (hist_epsilon(params, args.at_delta) if hist
+                 else zsum_epsilon(params, args.at_delta, backend=args.backend))
+            out["epsilon"] = r.to_json()
+            out["delta"] = {"value": args.at_delta, "kind": "exact"}
+            if hist:
+                out["epsilon_cross_check"] = hist_epsilon_pld(params, args.at_delta).to_json()
+        else:
+            r = (hist_delta(params, args.at_epsilon) if hist
+                 else zsum_delta(params, args.at_epsilon, backend=args.backend))
+            out["delta"] = r.to_json()
+            out["epsilon"] = {"value": args.at_epsilon, "kind": "exact"}
+        if params.epsilon is not None:
+            factor = 2 if hist else 1
+            out["paper_guarantee"] = {
+                "epsilon": factor * params.epsilon, "delta": factor * params.delta,
+                "source": "Theorem 3.2(i)" if hist else "Theorem 3.1(i)"}
+        return out
+    return handle
+
+
+def _rdp(hist: bool) -> Any:
+    def handle(args: argparse.Namespace) -> dict[str, Any]:
+        params = _params(args, hist)
+        return {"params": params.to_json(),
+                "renyi": [renyi_divergence(params, a).to_json() | {"order": a}
+                          for a in args.orders]}
+    return handle
+
+
+def _pure(hist: bool) -> Any:
+    def handle(args: argparse.Namespace) -> dict[str, Any]:
+        params = _params(args, hist)
+        return {"params": params.to_json(), "max_divergence": max_divergence(params).to_json()}
+    return handle
+
+
+def _audit(hist: bool) -> Any:
+    def handle(args: argparse.Namespace) -> dict[str, Any]:
+        if args.table or args.n is None:
+            rows = audit_table("hist" if hist else "zsum", d=args.d or 2 if hist else 2)
+            decided = [r for r in rows if r["verdict"] != "not applicable"]
+            return {"rows": rows, "summary": {
+                "rows": len(rows), "holds": sum(r["verdict"] == "holds" for r in rows),
+                "not_applicable": len(rows) - len(decided),
+                "looseness_min": min((r["looseness"] for r in decided), default=None),
+                "looseness_max": max((r["looseness"] for r in decided), default=None)}}
+        if args.epsilon is None or args.delta is None:
+            raise ParameterError("audit needs --epsilon and --delta (the paper's claim), or "
+                                 "no flags for the whole table")
+        if hist:
+            return audit_hist(epsilon=args.epsilon, delta=args.delta, n=args.n,
+                              d=args.d or 2).to_json()
+        return audit_zsum(epsilon=args.epsilon, delta=args.delta, n=args.n).to_json()
+    return handle
+
+
+def _calibrate(hist: bool) -> Any:
+    def handle(args: argparse.Namespace) -> dict[str, Any]:
+        if args.n is None:
+            raise ParameterError("--n is required (number of users)")
+        if hist and args.d is None:
+            raise ParameterError("--d is required for bc-hist (domain size >= 2)")
+        c = calibrate(protocol="hist" if hist else "zsum", n=args.n,
+                      target_epsilon=args.target_epsilon, target_delta=args.target_delta,
+                      d=args.d if hist else None)
+        out = c.to_json()
+        out["accuracy"] = accuracy_summary(c.params, paper=c.paper_p, beta=0.01,
+                                           epsilon=args.target_epsilon,
+                                           delta=args.target_delta)
+        return out
+    return handle
+
+
+def _simulate(hist: bool) -> Any:
+    def handle(args: argparse.Namespace) -> dict[str, Any]:
+        # verify/ is the independent implementation: imported by the CLI layer only.
+        from accountant.distributions import binomial
+        from accountant.pmf import product, shift
+        from verify.crosscheck import goodness_of_fit, two_sample_test
+        from verify.samplers.balcer_cheu import simulate_summary
+
+        params = _params(args, hist)
+        n = params.n
+        ones = n // 2 if args.ones is None else args.ones
+        if not 0 <= ones <= n:
+            raise ParameterError(f"ones={ones} is outside [0, {n}]")
+        alphas = {}
+        for beta in (0.1, 0.01):
+            try:
+                if params.epsilon is not None:
+                    f = simultaneous_alpha_thm32 if hist else accuracy_alpha_thm31
+                    alphas[beta] = float(f(epsilon=params.epsilon, delta=params.delta, n=n,
+                                           beta=beta))
+                else:
+                    alphas[beta] = float(accuracy_alpha_for_p(p=params.p, n=n,
+                                                             beta=beta / n if hist else beta))
+            except RegimeError:
+                pass
+        literal = args.literal_trials if n * (params.d or 1) * args.literal_trials <= 5e6 else 0
+        s = simulate_summary(protocol="hist" if hist else "zsum", n=n, p=params.p,
+                             trials=args.trials, seed=args.seed, d=params.d, ones=ones,
+                             alphas=alphas, literal_trials=literal)
+        base = binomial(n, params.p, tail=1e-12)
+        exact = (product(shift(base, ones), shift(base, n - ones)) if hist
+                 else shift(base, ones))
+        counts = s.pop("counts")
+        lit = s.pop("literal_counts", None)
+        gof = goodness_of_fit(counts, exact)
+        out = {"params": params.to_json(), "simulation": s,
+               "goodness_of_fit": {"statistic": gof.statistic, "dof": gof.dof,
+                                   "p_value": gof.p_value, "passed": gof.passed,
+                                   "false_alarm": gof.false_alarm,
+                                   "against": "exact PMF of the message counts"}}
+        if lit is not None:
+            t = two_sample_test(lit, counts)
+            out["literal_vs_fast"] = {"literal_trials": literal, "p_value": t.p_value,
+                                      "passed": t.passed, "false_alarm": t.false_alarm}
+        elif args.literal_trials:
+            out["literal_vs_fast"] = {"skipped": "n * d * literal_trials > 5e6"}
+        return out
+    return handle
+
+
+def _spec(hist: bool) -> ProtocolSpec:
+    return ProtocolSpec(
+        name="bc-hist" if hist else "bc-zsum",
+        summary=("Balcer-Cheu histogram (Fig. 2)" if hist
+                 else "Balcer-Cheu zero-sum binary counting (Fig. 1)"),
+        add_arguments=lambda p: _add_common(p, hist),
+        handlers={"dp": _dp(hist), "rdp": _rdp(hist), "pure": _pure(hist),
+                  "audit": _audit(hist), "calibrate": _calibrate(hist),
+                  "simulate": _simulate(hist)})
+
+
+CLI_SPEC = [_spec(False), _spec(True)]
