@@ -1,0 +1,179 @@
+"""Approximate-DP composition: the exact optimal k-fold composition of Kairouz, Oh and
+Viswanath, and the advanced composition of Dwork, Rothblum and Vadhan for comparison.
+
+[KOV15] Kairouz, Oh, Viswanath, "The Composition Theorem for Differential Privacy",
+ICML 2015 / IEEE Trans. IT 2017, Theorem 3.3 (MATH.md 3.2): every (eps, delta)-DP mechanism
+is dominated by the four-outcome pair
+
+    P~ = (delta, (1-delta) e^eps/(1+e^eps), (1-delta)/(1+e^eps), 0),
+    Q~ = (0, (1-delta)/(1+e^eps), (1-delta) e^eps/(1+e^eps), delta),
+
+so the k-fold adaptive composition has exactly the privacy curve of the k-fold product:
+    delta'(eps') = 1 - (1-delta)^k (1 - delta_RR(eps')),
+    delta_RR(eps') = (1+e^eps)^(-k) sum_l C(k,l) [e^((k-l) eps) - e^(eps') e^(l eps)]_+.
+Evaluated in mpmath (50 digits by default), the results are EXACT in the library's sense
+(like the mp backend). Heterogeneous (eps_i, delta_i) go through `kov_view_pair` and PLD
+composition (`accountant.composition.pld`), since the exact optimum is #P-hard.
+
+[DRV10] Dwork, Rothblum, Vadhan, FOCS 2010, Theorem III.3 (MATH 3.3): the k-fold
+composition is (sqrt(2k log(1/delta'')) eps + k eps (e^eps - 1), k delta + delta'')-DP.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+
+from accountant.domains import DELTA, EPSILON, Interval
+from accountant.errors import ParameterError, RegimeError
+from accountant.numeric import rounding
+from accountant.result import Direction, Kind, Result, Source
+from accountant.view import ViewPair
+
+__all__ = ["delta_kov", "epsilon_kov", "epsilon_drv", "delta_drv", "kov_view_pair"]
+
+_ROUNDS = Interval("rounds", 1, math.inf, closed="left", integer=True)
+_DELTA0 = Interval("delta", 0.0, 1.0, closed="left")
+_KOV = Source(citation="Kairouz, Oh, Viswanath, ICML 2015", locator="Theorem 3.3 (MATH.md 3.2)")
+_DRV = Source(citation="Dwork, Rothblum, Vadhan, FOCS 2010",
+              locator="Theorem III.3 (MATH.md 3.3)")
+_DPS = 50
+
+
+def _check(epsilon: float, delta: float, rounds: int) -> tuple[float, float, int]:
+    EPSILON.check(epsilon)
+    _DELTA0.check(delta)
+    _ROUNDS.check(rounds)
+    return float(epsilon), float(delta), int(rounds)
+
+
+def _binomial_pld(epsilon: float, rounds: int) -> tuple[list, list, list]:
+    """(losses, P-masses, Q-masses) of k-fold binary RR, l = 0..k (losses (k-2l) eps)."""
+    e = mpmath.mpf(epsilon)
+    log_norm = -rounds * mpmath.log1p(mpmath.exp(e))
+    losses, pm, qm = [], [], []
+    log_c = mpmath.mpf(0)
+    for l_ in range(rounds + 1):
+        if l_ > 0:
+            log_c += mpmath.log(mpmath.mpf(rounds - l_ + 1) / l_)
+        losses.append((rounds - 2 * l_) * e)
+        pm.append(mpmath.exp(log_c + (rounds - l_) * e + log_norm))
+        qm.append(mpmath.exp(log_c + l_ * e + log_norm))
+    return losses, pm, qm
+
+
+def delta_kov(*, epsilon: float, delta: float, rounds: int, epsilon_total: float,
+              dps: int = _DPS) -> Result:
+    """delta' at eps' of the k-fold composition of (eps, delta)-DP mechanisms: exact, tight.
+
+    Args:
+        epsilon, delta: each mechanism's guarantee (delta may be 0).
+        rounds: k >= 1.
+        epsilon_total: eps' >= 0 at which delta' is wanted.
+    """
+    epsilon, delta, rounds = _check(epsilon, delta, rounds)
+    EPSILON.named("epsilon_total").check(epsilon_total)
+    with mpmath.workdps(dps):
+        losses, pm, qm = _binomial_pld(epsilon, rounds)
+        gamma = mpmath.exp(mpmath.mpf(epsilon_total))
+        rr = mpmath.fsum(p - gamma * q for loss, p, q in zip(losses, pm, qm, strict=True)
+                         if loss > epsilon_total)
+        keep = mpmath.exp(rounds * mpmath.log1p(-mpmath.mpf(delta)))
+        value = 1 - keep * (1 - max(rr, mpmath.mpf(0)))
+    return Result(quantity="delta", value=value, kind=Kind.EXACT, direction=Direction.MAX,
+                  method=f"composition.kov.delta_kov(epsilon={epsilon}, delta={delta}, "
+                         f"rounds={rounds})", source=_KOV, at=float(epsilon_total))
+
+
+def epsilon_kov(*, epsilon: float, delta: float, rounds: int, delta_total: float,
+                dps: int = _DPS) -> Result:
+    """eps' at delta' of the k-fold composition: the exact inversion of MATH 1.2 on the
+    binomial PLD (infinite-loss atom 1 - (1-delta)^k, losses (k-2l) eps)."""
+    epsilon, delta, rounds = _check(epsilon, delta, rounds)
+    DELTA.named("delta_total").check(delta_total)
+    with mpmath.workdps(dps):
+        losses, pm, qm = _binomial_pld(epsilon, rounds)
+        keep = mpmath.exp(rounds * mpmath.log1p(-mpmath.mpf(delta)))
+        target = mpmath.mpf(delta_total)
+        a = 1 - keep  # infinite-loss mass
+        b = mpmath.mpf(0)
+        value = mpmath.mpf(0) if a <= target else mpmath.inf
+        if a <= target:
+            for j, loss in enumerate(losses):
+                if loss <= 0:
+                    break
+                a += keep * pm[j]
+                b += keep * qm[j]
+                if a > target:
+                    value = max(value, mpmath.log((a - target) / b))
+    return Result(quantity="epsilon", value=value, kind=Kind.EXACT, direction=Direction.MAX,
+                  method=f"composition.kov.epsilon_kov(epsilon={epsilon}, delta={delta}, "
+                         f"rounds={rounds})", source=_KOV, at=float(delta_total))
+
+
+def epsilon_drv(*, epsilon: float, delta: float, rounds: int, delta_total: float) -> Result:
+    """eps' = sqrt(2k log(1/delta'')) eps + k eps (e^eps - 1) with delta'' = delta' - k delta.
+
+    Raises RegimeError when k delta >= delta' (no room for delta'').
+    """
+    epsilon, delta, rounds = _check(epsilon, delta, rounds)
+    DELTA.named("delta_total").check(delta_total)
+    slack = delta_total - rounds * delta
+    if slack <= 0:
+        raise RegimeError(f"composition.kov.epsilon_drv needs delta_total > rounds*delta "
+                          f"(Dwork-Rothblum-Vadhan 2010, Thm III.3); got delta_total="
+                          f"{delta_total}, rounds*delta={rounds * delta}")
+    value = (math.sqrt(2 * rounds * math.log(1 / slack)) * epsilon
+             + rounds * epsilon * math.expm1(epsilon))
+    return Result(quantity="epsilon", value=rounding.up(value * (1 + 8 * rounding.UNIT_ROUNDOFF)),
+                  kind=Kind.UPPER, direction=Direction.MAX,
+                  method=f"composition.kov.epsilon_drv(delta''={slack:.3g})", source=_DRV,
+                  at=float(delta_total))
+
+
+def delta_drv(*, epsilon: float, delta: float, rounds: int, epsilon_total: float) -> Result:
+    """k delta + delta'' with delta'' solved from eps' (1 when eps' <= k eps (e^eps - 1))."""
+    epsilon, delta, rounds = _check(epsilon, delta, rounds)
+    EPSILON.named("epsilon_total").check(epsilon_total)
+    room = epsilon_total - rounds * epsilon * math.expm1(epsilon)
+    if room <= 0 or epsilon == 0:
+        value = 1.0 if epsilon > 0 else min(1.0, rounds * delta)
+    else:
+        log_inv = (room / epsilon) ** 2 / (2 * rounds)
+        value = min(1.0, rounding.up((rounds * delta + math.exp(-log_inv))
+                                     * (1 + 8 * rounding.UNIT_ROUNDOFF)))
+    return Result(quantity="delta", value=value, kind=Kind.UPPER, direction=Direction.MAX,
+                  method="composition.kov.delta_drv", source=_DRV, at=float(epsilon_total))
+
+
+def kov_view_pair(*, epsilon: float, delta: float) -> ViewPair:
+    """The dominating four-outcome pair (P~, Q~) of an (eps, delta)-DP mechanism (float).
+
+    The losses are exactly +inf, eps, -eps, -inf; they are supplied in closed form so that
+    PLD discretization sees them without rounding error.
+    """
+    EPSILON.check(epsilon)
+    _DELTA0.check(delta)
+    if delta >= 1:
+        raise ParameterError(f"delta={delta!r} is outside [0, 1)")
+    from accountant.pmf import PMF
+
+    log_keep = math.log1p(-delta)
+    hi = log_keep - float(np.logaddexp(0.0, -epsilon))   # log((1-d) e^e/(1+e^e))
+    lo = log_keep - float(np.logaddexp(0.0, epsilon))    # log((1-d)/(1+e^e))
+    log_d = math.log(delta) if delta > 0 else -math.inf
+    p = np.array([log_d, hi, lo, -math.inf])
+    q = np.array([-math.inf, lo, hi, log_d])
+    err = 8 * rounding.UNIT_ROUNDOFF * (1 + abs(epsilon))
+    P = PMF("float", (0,), p, 0.0, err, True)
+    Q = PMF("float", (0,), q, 0.0, err, True)
+
+    def loss(coords: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
+        table = np.array([math.inf, epsilon, -epsilon, -math.inf])
+        return table[coords[0]], np.zeros(coords[0].shape)
+
+    return ViewPair.from_pmfs(P, Q, loss=loss, residual_loss_bound=0.0,
+                              description={"pair": "KOV dominating pair", "epsilon": epsilon,
+                                           "delta": delta})
