@@ -145,18 +145,45 @@ def mixture_law(*, m1: int, m0: int, epsilon_prime: float, q: float, s: int) -> 
 def log_poisson_cdf(mu: float, m_max: int) -> tuple[np.ndarray, np.ndarray]:
     """log P[Poi(mu) <= M] for M = 0..m_max, with an absolute error bound per entry.
 
-    Equals log Q(M + 1, mu) (regularized upper incomplete gamma). Cumulative log-sum of
-    accurate log-PMFs: an error in an earlier partial sum carries over with factor <= 1
-    (d logaddexp / d x <= 1), and each step adds at most 4u (|value| + 2).
+    Equals log Q(M + 1, mu) (regularized upper incomplete gamma). Two regimes:
+
+    - M <= mu: log G(M) = log Poi(mu)(M) + log R(M) with R(M) = sum_{j<=M} Poi(j)/Poi(M),
+      by the recurrence R(M) = 1 + R(M-1) M / mu (all terms positive; 3 roundings per
+      step, and an earlier relative error is damped by R(M-1) M/mu / R(M) = 1 - 1/R(M)).
+      This avoids the cumulative log-sum, whose per-step error u |log G| would add up to
+      ~mu^2 u when G is astronomically small (mu ~ 1e6: ~1e-3 in total);
+    - M > mu: cumulative log-sum of accurate log-PMFs from log G(floor(mu)); there
+      |log G| < 1, so each step adds at most 4u (|value| + 2), and an earlier error
+      carries over with factor <= 1 (d logaddexp / d x <= 1).
+
+    The log-PMFs' own error model (`special.log_pmf_error`) is added, and |M - mu| u for
+    the rounding of mu itself (mu = lam e^(2 eps') is computed).
     """
     k = np.arange(m_max + 1)
     lp = poisson_logpmf(k, mu)
-    cdf = np.logaddexp.accumulate(lp)
+    pmf_err = log_pmf_error(lp)
+    split = min(m_max, int(math.floor(mu)))
+    ratio = np.empty(split + 1)
+    rel = np.empty(split + 1)
+    r_prev, e_prev = 1.0, 0.0
+    ratio[0], rel[0] = 1.0, 0.0
+    three_u = 3 * UNIT_ROUNDOFF
+    for m in range(1, split + 1):  # sequential recurrence; ~1 s for mu = 5e6
+        r_now = 1.0 + r_prev * m / mu
+        e_prev = e_prev * (1.0 - 1.0 / r_now) + three_u
+        ratio[m], rel[m] = r_now, e_prev
+        r_prev = r_now
+    cdf = np.empty(m_max + 1)
+    err = np.empty(m_max + 1)
+    cdf[:split + 1] = lp[:split + 1] + np.log(ratio)
+    err[:split + 1] = (pmf_err[:split + 1] + 1.01 * rel + _STEP * np.abs(cdf[:split + 1]))
+    if split < m_max:
+        tail = np.logaddexp.accumulate(np.concatenate([[cdf[split]], lp[split + 1:]]))
+        cdf[split:] = tail
+        err[split:] = (max(float(err[split]), float(np.max(pmf_err[split:])))
+                       + np.cumsum(_STEP * (np.abs(tail) + 2.0)))
     cdf = np.minimum(cdf, 0.0)  # a probability; rounding may overshoot 0 by an ulp
-    # the last term: mu itself carries a relative rounding error u (it is lam e^(2 eps')),
-    # which moves log Poi(mu)(k) by at most |k - mu| u.
-    err = (np.maximum.accumulate(log_pmf_error(lp))
-           + np.cumsum(_STEP * (np.abs(cdf) + 2.0)) + _STEP * (k + mu + 1.0))
+    err = err + _STEP * (np.abs(k - mu) + 1.0)
     return cdf, err
 
 

@@ -103,6 +103,18 @@ def test_log_poisson_cdf_is_the_regularized_incomplete_gamma(mu):
             assert log_g[m] == pytest.approx(math.log(scipy_value), rel=1e-9, abs=1e-12)
 
 
+def test_log_poisson_cdf_stays_accurate_at_large_mean():
+    # mu = 2e5: log G(0) = -2e5; the error bound must stay small (no mu^2 u growth)
+    mu = 2.0e5
+    log_g, err = gkm_view.log_poisson_cdf(mu, int(mu + 4000))
+    assert float(np.max(err)) < 1e-8
+    for m in (0, 1000, 150_000, 199_000, 200_000, 203_000):
+        with mpmath.workdps(40):
+            ref = mpmath.log(mpmath.gammainc(m + 1, mpmath.mpf(mu), mpmath.inf,
+                                             regularized=True))
+        assert abs(log_g[m] - float(ref)) <= err[m]
+
+
 def test_chernoff_tail_bound_dominates_the_exact_tail():
     r, lam = math.exp(-0.5), 20.0
     for c in (10, 40, 80, 150):
