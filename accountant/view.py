@@ -177,7 +177,11 @@ class ViewPair:
                             q=np.multiply.outer(self.q, other.q).ravel(), **common)
         err = (np.add.outer(_arr(self.log_error, self.size), _arr(other.log_error, other.size))
                .ravel() + 2 * UNIT_ROUNDOFF)
-        loss = np.add.outer(self.loss, other.loss).ravel()
+        with np.errstate(invalid="ignore"):
+            loss = np.add.outer(self.loss, other.loss).ravel()
+        # +inf + -inf: an atom of P1 only (Q1 = 0) times an atom of Q2 only (P2 = 0), so
+        # P = Q = 0 there; -inf keeps the "no P mass" reading instead of a NaN loss.
+        loss = np.where(np.isnan(loss), -np.inf, loss)
         loss_err = (np.add.outer(_arr(self.loss_error, self.size),
                                  _arr(other.loss_error, other.size)).ravel()
                     + 2 * UNIT_ROUNDOFF * np.abs(np.where(np.isfinite(loss), loss, 0.0)))

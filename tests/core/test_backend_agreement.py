@@ -116,3 +116,19 @@ def test_mp_backend_matches_an_independent_mpmath_sum(case):
                   sum(max(b - g * a, 0) for a, b in zip(P, Q, strict=True)))
         got = delta_for_epsilon(m, case.epsilon).value
         assert abs(got - ref) <= mpmath.mpf(10) ** -40 * max(ref, 1)
+
+
+def test_product_of_views_with_opposite_infinite_atoms_has_no_nan_loss():
+    """Regression: Bin vs 1+Bin (atom of P at k=0, atom of Q at k=n+1) times its swap
+    gave +inf + -inf = NaN losses (and a RuntimeWarning) at points where P = Q = 0."""
+    import warnings
+
+    from accountant.pairs import binomial_shift_pair
+
+    one = binomial_shift_pair(20, 0.7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        prod = one.product(one.swapped())
+    assert not np.any(np.isnan(prod.loss))
+    both_zero = np.isneginf(prod.p) & np.isneginf(prod.q)
+    assert np.any(both_zero) and np.all(np.isneginf(prod.loss[both_zero]))
