@@ -165,14 +165,15 @@ def _source(locator: str) -> Source:
 
 def zsum_epsilon(params: BalcerCheuParameters, delta: Any, *, backend: str = "float",
                  direction: Direction | str = Direction.MAX, dps: int = DEFAULT_DPS,
-                 tail: float | None = None) -> Result:
+                 tail: float | None = None, full_support: bool = False) -> Result:
     """Exact epsilon(delta) of zsum, by the sorted-loss inversion (MATH 1.2, 8.2).
 
     tail defaults to min(1e-30, 1e-14 delta) (its mass is spent from delta); float
-    results are UPPER with the float error and the tail folded in.
+    results are UPPER with the float error and the tail folded in. full_support=True
+    uses the whole support 0..n+1 (O(n)): with backend "mp" the result is EXACT.
     """
     DELTA.check(delta)
-    tail = _tail_for(delta) if tail is None else tail
+    tail = None if full_support else (_tail_for(delta) if tail is None else tail)
     r = epsilon_for_delta(zsum_view(params, backend=backend, tail=tail, dps=dps), delta,
                           direction=direction, dps=dps)
     return r.with_(method=f"{_NAME}.zsum_epsilon <- {r.method}",
