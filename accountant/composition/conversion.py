@@ -9,10 +9,10 @@
   Asoodeh, Liao, Calmon, Kosut, Sankar 2021 (MATH 2.3): the worst pair is binary, so
   delta(eps) = sup{p - e^eps q : p^a q^(1-a) + (1-p)^a (1-q)^(1-a) <= e^((a-1) tau)}.
 
-Every conversion optimises over real orders: at the curve's stored orders and on a dense
-grid between them, where `RdpCurve.value_at` gives a sound chord bound. A stored alpha = inf
-(pure DP) gives epsilon = D_inf at any delta. Results are UPPER bounds; `order` holds the
-winning Renyi order and `method` names the theorem.
+Every conversion optimises over real orders (unless `real_orders=False`): at the curve's
+stored orders and on a dense grid between them, where `RdpCurve.value_at` gives a sound
+chord bound. A stored alpha = inf (pure DP) gives epsilon = D_inf at any delta. Results
+are UPPER bounds; `order` holds the winning Renyi order and `method` names the theorem.
 
 Soundness of the optimal conversion: the supremum over the binary pairs is found
 numerically (a grid in log q, then zoomed grids; p by bisection, keeping the end
@@ -53,15 +53,16 @@ _GRID_POINTS = 400
 
 
 # ------------------------------------------------------------------ order candidates
-def _candidates(curve: RdpCurve) -> tuple[np.ndarray, np.ndarray]:
-    """(orders, tau) at the stored finite orders and a geometric grid between them."""
+def _candidates(curve: RdpCurve, real_orders: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """(orders, tau) at the stored finite orders and (real_orders) a geometric grid between
+    them."""
     finite = [(a, v) for a, v in zip(curve.orders, curve.values, strict=True)
               if math.isfinite(a)]
     if not finite:
         return np.array([]), np.array([])
     lo, hi = finite[0][0], finite[-1][0]
     grid = set(a for a, _ in finite)
-    if hi > lo:
+    if hi > lo and real_orders:
         grid |= set(np.unique(1.0 + np.geomspace(lo - 1.0, hi - 1.0, _GRID_POINTS)).tolist())
     orders = np.array(sorted(a for a in grid if lo <= a <= hi))
     taus = np.array([curve.value_at(float(a)) for a in orders])
@@ -82,9 +83,10 @@ def _pure(curve: RdpCurve) -> float:
 
 
 def _closed_form_epsilon(curve: RdpCurve, delta: float, name: str, source: Source,
-                         formula: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Result:
+                         formula: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                         real_orders: bool) -> Result:
     DELTA.check(delta)
-    orders, taus = _candidates(curve)
+    orders, taus = _candidates(curve, real_orders)
     best, best_order = math.inf, math.inf
     if orders.size:
         with np.errstate(over="ignore", invalid="ignore"):
@@ -100,9 +102,10 @@ def _closed_form_epsilon(curve: RdpCurve, delta: float, name: str, source: Sourc
 
 
 def _closed_form_delta(curve: RdpCurve, epsilon: float, name: str, source: Source,
-                       log_formula: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Result:
+                       log_formula: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                       real_orders: bool) -> Result:
     EPSILON.check(epsilon)
-    orders, taus = _candidates(curve)
+    orders, taus = _candidates(curve, real_orders)
     if _pure(curve) <= epsilon:
         return _finish(curve, "delta", 0.0, math.inf, epsilon, name, source)
     if not orders.size:
@@ -117,31 +120,33 @@ def _closed_form_delta(curve: RdpCurve, epsilon: float, name: str, source: Sourc
 
 
 # ------------------------------------------------------------------ Mironov 2017
-def epsilon_mironov(curve: RdpCurve, *, delta: float) -> Result:
+def epsilon_mironov(curve: RdpCurve, *, delta: float, real_orders: bool = True) -> Result:
     """Upper bound on epsilon at delta by [Mir17] Prop. 3, minimised over real orders."""
     return _closed_form_epsilon(curve, delta, "epsilon_mironov", _MIRONOV,
-                                lambda a, t: t + math.log(1 / delta) / (a - 1))
+                                lambda a, t: t + math.log(1 / delta) / (a - 1), real_orders)
 
 
-def delta_mironov(curve: RdpCurve, *, epsilon: float) -> Result:
+def delta_mironov(curve: RdpCurve, *, epsilon: float, real_orders: bool = True) -> Result:
     """Upper bound on delta at epsilon: delta = exp((alpha-1)(tau-eps)), minimised."""
     return _closed_form_delta(curve, epsilon, "delta_mironov", _MIRONOV,
-                              lambda a, t: (a - 1) * (t - epsilon))
+                              lambda a, t: (a - 1) * (t - epsilon), real_orders)
 
 
 # ------------------------------------------------------------------ CKS / BBG+ 2020
-def epsilon_cks(curve: RdpCurve, *, delta: float) -> Result:
+def epsilon_cks(curve: RdpCurve, *, delta: float, real_orders: bool = True) -> Result:
     """Upper bound on epsilon at delta by CKS20 / BBG+20 (Girgis Lemma 1), minimised."""
     return _closed_form_epsilon(
         curve, delta, "epsilon_cks", _CKS,
-        lambda a, t: t + np.log1p(-1 / a) - (math.log(delta) + np.log(a)) / (a - 1))
+        lambda a, t: t + np.log1p(-1 / a) - (math.log(delta) + np.log(a)) / (a - 1),
+        real_orders)
 
 
-def delta_cks(curve: RdpCurve, *, epsilon: float) -> Result:
+def delta_cks(curve: RdpCurve, *, epsilon: float, real_orders: bool = True) -> Result:
     """delta = exp((alpha-1)(tau-eps)) / alpha * (1 - 1/alpha)^(alpha-1), minimised."""
     return _closed_form_delta(
         curve, epsilon, "delta_cks", _CKS,
-        lambda a, t: (a - 1) * (t - epsilon) - np.log(a) + (a - 1) * np.log1p(-1 / a))
+        lambda a, t: (a - 1) * (t - epsilon) - np.log(a) + (a - 1) * np.log1p(-1 / a),
+        real_orders)
 
 
 # ------------------------------------------------------------------ Asoodeh et al. 2021
