@@ -10,7 +10,8 @@ the other users' count of ones and both orders, in <= 30 s. Two evaluations:
 Then the scaling with lam (through epsilon': smaller epsilon - epsilon' forces larger s and
 lam), one dataset (ones = 4), both methods where the box fits in memory.
 
-Prints medians of repeated runs. Run: python benchmarks/bench_gkm.py [--quick]
+Prints medians of repeated runs. Run: python benchmarks/bench_gkm.py [--quick] [--full]
+(--full adds the worst case over datasets at Theorem 6's constants, ~2-10 minutes).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def worst_case(params: gkm.GkmParameters, method: str) -> float:
     return worst
 
 
-def main(quick: bool = False) -> None:
+def main(quick: bool = False, full: bool = False) -> None:
     repeats = 1 if quick else 3
     params = gkm.gkm_parameters(n=10, epsilon=1.0, epsilon_prime=0.5, q=0.1)
     _, box = gkm_view.box_size(n=10, epsilon_prime=0.5, s=params.s, lam=params.lam)
@@ -68,6 +69,17 @@ def main(quick: bool = False) -> None:
         print(f"  {epsilon_prime:7.2f} {p.s:6d} {p.lam:12.1f} {mu:12.1f} {side:7d} "
               f"{t_rays:9.3f} {box_text}   d_inf <= {float(r):.6f}")
 
+    print("Theorem 6 constants (n=10, epsilon=1, rho=0.5), rays only (the box would be "
+          "~5e6 wide):")
+    for corrected in (False, True):
+        p = gkm.theorem6_parameters(n=10, epsilon=1.0, rho=0.5, corrected_q=corrected)
+        t, r = _median_seconds(lambda p=p: gkm.max_divergence(p, ones=4), 1)
+        print(f"  {p.choice:22s} q={p.q:.4g} s={p.s} lam={p.lam:.4g}: ones=4 d_inf <= "
+              f"{float(r):.7f} (budget {r.error_budget:.1e})  {t:.1f} s")
+        if full:
+            t, value = _median_seconds(lambda p=p: worst_case(p, "rays"), 1)
+            print(f"    worst case over ones=0..9: d_inf <= {value:.7f}  {t:.1f} s")
+
 
 if __name__ == "__main__":
-    main(quick="--quick" in sys.argv)
+    main(quick="--quick" in sys.argv, full="--full" in sys.argv)

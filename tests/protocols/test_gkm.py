@@ -135,6 +135,25 @@ def test_violating_condition7_can_exceed_epsilon():
     assert lower.kind is Kind.LOWER and lower.value > 2.0 > params.epsilon
 
 
+def test_violating_only_the_lam_inequality_exceeds_epsilon():
+    # s = 8 satisfies Condition 7's s-inequality; lam = 2 < 59.6 breaks the lam one.
+    params = gkm.gkm_parameters(**MINIMAL_N10, s=8, lam=2.0, strict=False)
+    failures = gkm.condition7_failures(epsilon=1.0, epsilon_prime=0.5, q=0.1, s=8, lam=2.0)
+    assert len(failures) == 1 and failures[0].startswith("lam >=")
+    lower = gkm_view.pure_epsilon_lower(gkm.view_pair(params, ones=9))
+    assert lower.value > 4.0
+
+
+def test_condition7_is_sufficient_but_far_from_necessary():
+    # s = 2, lam = 4 violate both inequalities (need s >= 8, lam >= 59.6), yet the exact
+    # worst case over all datasets is below epsilon = 1 (about 0.764).
+    params = gkm.gkm_parameters(**MINIMAL_N10, s=2, lam=4.0, strict=False)
+    assert len(gkm.condition7_failures(epsilon=1.0, epsilon_prime=0.5, q=0.1, s=2,
+                                       lam=4.0)) == 2
+    worst, _ = gkm.worst_case_max_divergence(params)
+    assert worst.kind is Kind.UPPER and worst.value < 0.8
+
+
 def test_q_zero_gives_infinite_max_divergence():
     view = gkm_view.view_pair(n=10, ones=0, epsilon_prime=0.5, q=0.0, s=8, lam=59.63)
     r = gkm_view.pure_epsilon(view)
