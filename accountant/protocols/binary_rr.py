@@ -1,0 +1,454 @@
+"""Shuffled binary randomized response: exact views of every neighbouring pair.
+
+MATH.md sec. 5.2. Each of n users reports its bit b, flipped with probability
+p = 1/(e^epsilon0 + 1); the shuffler's output is equivalent to the number k of 1s.
+Neighbouring datasets differ in one user (P: that user holds 1, Q: it holds 0); the view
+depends on the other users only through `ones`, how many of them hold a 1:
+
+    O = Bin(ones, 1-p) * Bin(n-1-ones, p),
+    P(k) = (1-p) O(k-1) + p O(k),      Q(k) = p O(k-1) + (1-p) O(k).
+
+For ones = 0 (the special pair of sec. 5.1) Q = Bin(n, p) and the privacy loss has the
+closed form L(k) = log((k e^eps0 + (n-k) e^-eps0)/n) = log1p(2 sinh(eps0) (k - n p)/n).
+Relabelling 0 <-> 1 maps the pair with `ones` to the pair with n-1-ones, P and Q swapped,
+so the maximum over both orders only needs ones <= (n-1)/2.
+
+Mechanism level (ones=None): the worst case over all n counts, computed exactly (every
+count's pair evaluated, certified) for n <= `EXACT_WORST_CASE_LIMIT`; beyond, the special
+pair (a LOWER bound on the mechanism; numerically the worst case, MATH 5.2) and the
+blanket pair of MATH 5.4 (a certified UPPER bound over all datasets) are both reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+import numpy as np
+
+from accountant.distributions import DEFAULT_DPS, binomial, binomial_window
+from accountant.divergence import (
+    delta_bracket,
+    epsilon_bracket,
+)
+from accountant.divergence import (
+    renyi_divergence as _view_renyi,
+)
+from accountant.domains import ALPHA, COUNT, DELTA, EPSILON, EPSILON0, N_USERS
+from accountant.errors import ParameterError
+from accountant.numeric.rounding import UNIT_ROUNDOFF
+from accountant.numeric.special import log_pmf_error, two_product
+from accountant.pmf import PMF, check_backend, convolve, mixture, shift
+from accountant.protocols import clone_pair
+from accountant.protocols.registry import ProtocolSpec
+from accountant.result import Direction, Kind, Result, Source
+
+__all__ = [
+    "flip_probability",
+    "special_loss",
+    "view_pair",
+    "worst_case_pairs",
+    "delta_for_epsilon",
+    "epsilon_for_delta",
+    "renyi_divergence",
+    "max_divergence",
+    "EXACT_WORST_CASE_LIMIT",
+    "CLI_SPEC",
+]
+
+# Largest n for which ones=None evaluates every count's pair (cost ~ n^1.5 log n).
+EXACT_WORST_CASE_LIMIT = 10_000
+# Certified mass left outside the bulk windows of the float views.
+DEFAULT_TAIL = 1e-250
+_N = N_USERS.named("n")
+_SOURCE = Source(citation="MATH.md (shuffled randomized response)", locator="sec. 5.2")
+_METHOD = "protocols.binary_rr"
+
+
+def flip_probability(epsilon0: float) -> float:
+    """p = 1/(e^epsilon0 + 1), computed without overflow for large epsilon0."""
+    return 1.0 / (math.exp(epsilon0) + 1.0) if epsilon0 < 700 else math.exp(-epsilon0)
+
+
+def _check(n: Any, epsilon0: Any, ones: Any = 0) -> tuple[int, float, int | None]:
+    _N.check(n)
+    if int(n) < 2:
+        raise ParameterError(f"n={n!r} is outside integers in [2, inf) (a neighbouring pair "
+                             "of shuffled reports needs at least 2 users)")
+    EPSILON0.check(epsilon0)
+    n = int(n)
+    if ones is not None:
+        COUNT.named("ones").check(ones)
+        if int(ones) > n - 1:
+            raise ParameterError(f"ones={ones!r} is outside integers in [0, {n - 1}] "
+                                 f"(the number of the other n-1={n - 1} users holding a 1)")
+        ones = int(ones)
+    return n, float(epsilon0), ones
+
+
+def special_loss(k: np.ndarray, *, n: int, epsilon0: float) -> tuple[np.ndarray, np.ndarray]:
+    """(log L(k), absolute error bound) for the special pair (ones = 0), MATH 5.2.
+
+    L(k) - 1 = 2 sinh(epsilon0) (k - n p)/n, with n p split exactly (two_product) so that
+    k - n p is accurate to an ulp of itself; log1p then keeps the loss accurate to a few
+    ulps of its own size even when it is ~1e-6 (n = 1e8). Where L < 1/2 (large epsilon0,
+    k near 0) the sum of positives (k e^eps0 + (n-k) e^-eps0)/n is used instead.
+    """
+    k = np.asarray(k, dtype=float)
+    p = flip_probability(epsilon0)
+    hi, lo = two_product(np.array(float(n)), p)
+    centred = (k - hi) - lo
+    x = (2.0 * math.sinh(epsilon0)) * centred / n
+    direct_arg = (k * math.exp(min(epsilon0, 700.0)) + (n - k) * math.exp(-epsilon0)) / n
+    small = x > -0.5
+    with np.errstate(divide="ignore", invalid="ignore"):
+        loss = np.where(small, np.log1p(np.where(small, x, 0.0)),
+                        np.log(np.where(small, 1.0, direct_arg)))
+    # log1p branch: centred has relative error <= 2u (exact split, one rounding of the
+    # subtraction of lo), sinh, product and division add <= 4u, log1p <= 2u of |loss|:
+    # 16u relative covers it; direct branch: positive sum, <= 8u relative inside the log.
+    err = np.where(small, 16 * UNIT_ROUNDOFF * np.abs(loss), 8 * UNIT_ROUNDOFF
+                   * (1.0 + np.abs(loss)))
+    return loss, err
+
+
+def view_pair(*, n: int, epsilon0: float, ones: int = 0, backend: str = "float",
+              tail: float | None = DEFAULT_TAIL, dps: int = DEFAULT_DPS) -> Any:
+    """The exact pair of views (P: the differing user holds 1, Q: it holds 0).
+
+    Args:
+        n: number of users, >= 2.
+        epsilon0: the local randomizer's epsilon0 > 0.
+        ones: how many of the other n-1 users hold a 1 (0..n-1).
+        backend: "float" (log-space, certified errors), "mp" or "exact" ("exact" needs a
+            rational flip probability, so it is only offered through `clone_pair`-style
+            callers; here it raises).
+        tail: certified mass allowed outside the bulk window (None: whole support).
+        dps: digits for the mp backend.
+
+    Returns:
+        ViewPair on the number of 1s, with residual loss bound epsilon0 (every outcome's
+        likelihood ratio lies in [e^-eps0, e^eps0]), P||Q = "holds 1 vs holds 0".
+    """
+    from accountant.view import ViewPair
+
+    check_backend(backend)
+    n, epsilon0, ones = _check(n, epsilon0, ones)
+    if backend == "exact":
+        raise ParameterError("backend='exact' needs a rational flip probability; binary RR's "
+                             "p = 1/(e^epsilon0+1) is irrational: use 'mp'")
+    desc = {"protocol": "binary-rr", "n": n, "epsilon0": epsilon0, "ones": ones,
+            "P": "differing user holds 1", "Q": "differing user holds 0"}
+    p = flip_probability(epsilon0)
+    if backend == "float" and ones in (0, n - 1):
+        lo, hi, cut = (0, n, 0.0) if tail is None else binomial_window(n, p, tail)
+        k = np.arange(lo, hi + 1)
+        base = binomial(n, p, backend="float", tail=tail)  # Q of the ones=0 pair
+        loss, loss_err = special_loss(k, n=n, epsilon0=epsilon0)
+        lq = base.values
+        lp = lq + loss
+        err = log_pmf_error(lq) + loss_err
+        Q = PMF("float", (lo,), lq, cut, err, True)
+        P = PMF("float", (lo,), lp, cut, err, True)
+        if ones == 0:
+            return ViewPair.from_pmfs(P, Q, loss=lambda c: special_loss(
+                c[0], n=n, epsilon0=epsilon0), residual_loss_bound=epsilon0, description=desc)
+        # mirror: counts of 1s are n minus counts of 0s, and P, Q swap
+        Pm = PMF("float", (n - hi,), lq[::-1], cut, err[::-1], True)
+        Qm = PMF("float", (n - hi,), lp[::-1], cut, err[::-1], True)
+        return ViewPair.from_pmfs(Pm, Qm, loss=lambda c: _neg(special_loss(
+            n - c[0], n=n, epsilon0=epsilon0)), residual_loss_bound=epsilon0,
+            description=desc)
+    part_tail = None if tail is None else tail / 2
+    kw = dict(backend=backend, dps=dps) if backend == "mp" else dict(backend=backend)
+    p_arg: Any = p
+    if backend == "mp":
+        import mpmath
+
+        with mpmath.workdps(dps + 10):
+            p_arg = 1 / (mpmath.exp(mpmath.mpf(epsilon0)) + 1)
+    ones_part = binomial(ones, 1 - p_arg, tail=part_tail if ones else None, **kw)
+    zeros_part = binomial(n - 1 - ones, p_arg, tail=part_tail if n - 1 - ones else None, **kw)
+    others = convolve(ones_part, zeros_part)
+    P = mixture([(1 - p_arg, shift(others, 1)), (p_arg, others)])
+    Q = mixture([(p_arg, shift(others, 1)), (1 - p_arg, others)])
+    return ViewPair.from_pmfs(P, Q, residual_loss_bound=epsilon0, description=desc)
+
+
+def _neg(pair: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    return -pair[0], pair[1]
+
+
+# ---------------------------------------------------------------- every count's pair, fast
+def _pair_linear(n: int, p: float, ones: int, tail: float) -> tuple[np.ndarray, np.ndarray,
+                                                                     float, float]:
+    """(P, Q, relative error, residual mass) of one count's pair as linear float arrays.
+
+    Both PMFs are sums of positive products of certified binomial values, so every entry
+    carries a small *relative* error (bounded as in `accountant.pmf.convolve`).
+    """
+    a = binomial(ones, 1 - p, tail=tail / 2 if ones else None)
+    b = binomial(n - 1 - ones, p, tail=tail / 2 if n - 1 - ones else None)
+    ea = np.exp(a.values)
+    eb = np.exp(b.values)
+    o = np.convolve(ea, eb)
+    zero = np.zeros(1)
+    o1 = np.concatenate([zero, o])  # O(k-1)
+    o0 = np.concatenate([o, zero])  # O(k)
+    P = (1 - p) * o1 + p * o0
+    Q = p * o1 + (1 - p) * o0
+    rel = (float(np.max(np.expm1(a.log_error))) + float(np.max(np.expm1(b.log_error)))
+           + (min(ea.size, eb.size) + 8) * 2 * UNIT_ROUNDOFF)
+    return P, Q, rel, float(a.tail) + float(b.tail)
+
+
+def _delta_linear(P: np.ndarray, Q: np.ndarray, gamma: float, rel: float,
+                  resid: float) -> tuple[float, float]:
+    """Certified (lower, upper) of max(H_gamma(P||Q), H_gamma(Q||P)) from linear arrays."""
+    out = []
+    for a, b in ((P, Q), (Q, P)):
+        d = a - gamma * b
+        pos = d > 0
+        nominal = math.fsum(d[pos])
+        err = rel * (float(np.sum(a[pos])) + gamma * float(np.sum(b[pos]))) * 1.01 \
+            + 4 * a.size * UNIT_ROUNDOFF * max(nominal, 0.0) + 1e-300
+        out.append((max(nominal - err, 0.0), nominal + err + resid * 1.0000001))
+    return max(o[0] for o in out), max(o[1] for o in out)
+
+
+def worst_case_pairs(*, n: int, epsilon0: float, epsilon: float,
+                     tail: float = 1e-30) -> list[tuple[int, float, float]]:
+    """(ones, delta lower, delta upper) at epsilon for every ones in 0..(n-1)//2.
+
+    The maximum over both orders is taken per count; counts above (n-1)/2 mirror these.
+    Cost grows like n^1.5; used for the exact mechanism-level value when n is moderate.
+    """
+    n, epsilon0, _ = _check(n, epsilon0)
+    EPSILON.check(epsilon)
+    p = flip_probability(epsilon0)
+    gamma = math.exp(epsilon)
+    rows = []
+    for ones in range(0, (n - 1) // 2 + 1):
+        P, Q, rel, resid = _pair_linear(n, p, ones, tail)
+        lo, hi = _delta_linear(P, Q, gamma, rel, resid)
+        rows.append((ones, lo, hi))
+    return rows
+
+
+# ---------------------------------------------------------------- mechanism-level values
+def _special_epsilon(n: int, epsilon0: float, delta: float) -> tuple[Result, Result]:
+    view = view_pair(n=n, epsilon0=epsilon0, ones=0, tail=min(DEFAULT_TAIL, delta * 1e-12))
+    return epsilon_bracket(view, delta)
+
+
+def epsilon_for_delta(*, n: int, epsilon0: float, delta: float,
+                      ones: int | None = None) -> dict[str, Result]:
+    """epsilon(delta), maximum over both orders, for one count or the whole mechanism.
+
+    Returns {"epsilon": UPPER Result, "epsilon_lower": LOWER Result} (a certified numerical
+    bracket). ones=None: n <= EXACT_WORST_CASE_LIMIT evaluates every count's pair (the
+    bracket is then of the mechanism's exact value); beyond, "epsilon_lower" is the special
+    pair (a lower bound on the mechanism) and "epsilon" the blanket pair's certified upper
+    bound over all datasets (MATH 5.4), with "epsilon_special" the special pair's bracket
+    upper end for reference.
+    """
+    n, epsilon0, ones = _check(n, epsilon0, ones)
+    DELTA.check(delta)
+    if ones is not None:
+        view = view_pair(n=n, epsilon0=epsilon0, ones=ones,
+                         tail=min(DEFAULT_TAIL, delta * 1e-12))
+        lo, hi = epsilon_bracket(view, delta)
+        m = f"{_METHOD}.epsilon_for_delta(ones={ones})"
+        return {"epsilon": hi.with_(method=m, source=_SOURCE),
+                "epsilon_lower": lo.with_(method=m, source=_SOURCE)}
+    lo, hi = _special_epsilon(n, epsilon0, delta)
+    if n <= EXACT_WORST_CASE_LIMIT:
+        worst_hi = _worst_case_epsilon(n, epsilon0, delta, hi)
+        m = f"{_METHOD}.epsilon_for_delta(worst case over all {n} counts; special pair worst"
+        m += ")" if worst_hi is hi else " not confirmed: larger count found)"
+        return {"epsilon": worst_hi.with_(method=m, source=_SOURCE),
+                "epsilon_lower": lo.with_(method=m, source=_SOURCE)}
+    blanket = clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=2)
+    up = clone_pair.epsilon_for_delta(blanket, delta=delta)
+    return {"epsilon": up["epsilon"],
+            "epsilon_lower": lo.with_(method=f"{_METHOD}.epsilon_for_delta(special pair: a "
+                                      "lower bound on the mechanism)", source=_SOURCE),
+            "epsilon_special": hi.with_(method=f"{_METHOD}.epsilon_for_delta(special pair, "
+                                        "numerical upper end)", source=_SOURCE)}
+
+
+def _worst_case_epsilon(n: int, epsilon0: float, delta: float, special_hi: Result) -> Result:
+    """The special pair's upper end if every other count is certified below it, else the
+    largest certified upper end over counts whose delta at that epsilon exceeds delta."""
+    eps = float(special_hi)
+    rows = worst_case_pairs(n=n, epsilon0=epsilon0, epsilon=eps)
+    offenders = [ones for ones, _, hi in rows[1:] if hi > delta]
+    best = special_hi
+    for ones in offenders:
+        view = view_pair(n=n, epsilon0=epsilon0, ones=ones,
+                         tail=min(DEFAULT_TAIL, delta * 1e-12))
+        _, hi = epsilon_bracket(view, delta)
+        if float(hi) > float(best):
+            best = hi
+    return best
+
+
+def delta_for_epsilon(*, n: int, epsilon0: float, epsilon: float,
+                      ones: int | None = None) -> dict[str, Result]:
+    """delta(epsilon), maximum over both orders; {"delta": UPPER, "delta_lower": LOWER}.
+
+    ones=None as in `epsilon_for_delta`: exact maximum over counts for n <=
+    EXACT_WORST_CASE_LIMIT, else the special pair (lower) and the blanket pair (upper).
+    """
+    n, epsilon0, ones = _check(n, epsilon0, ones)
+    EPSILON.check(epsilon)
+    if ones is not None or n > EXACT_WORST_CASE_LIMIT:
+        view = view_pair(n=n, epsilon0=epsilon0, ones=0 if ones is None else ones)
+        lo, hi = delta_bracket(view, epsilon)
+        m = f"{_METHOD}.delta_for_epsilon(ones={0 if ones is None else ones})"
+        out = {"delta": hi.with_(method=m, source=_SOURCE),
+               "delta_lower": lo.with_(method=m, source=_SOURCE)}
+        if ones is None:
+            blanket = clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=2)
+            out["delta_special"] = out["delta"]
+            out["delta"] = clone_pair.delta_for_epsilon(blanket, epsilon=epsilon)["delta"]
+        return out
+    rows = worst_case_pairs(n=n, epsilon0=epsilon0, epsilon=epsilon, tail=DEFAULT_TAIL)
+    lo = max(r[1] for r in rows)
+    hi = max(r[2] for r in rows)
+    arg = max(rows, key=lambda r: r[2])[0]
+    m = f"{_METHOD}.delta_for_epsilon(worst case over all {n} counts, attained at ones={arg})"
+    mk = lambda v, kind: Result(quantity="delta", value=min(v, 1.0), kind=kind,  # noqa: E731
+                                direction=Direction.MAX, method=m, source=_SOURCE, at=epsilon)
+    return {"delta": mk(hi, Kind.UPPER), "delta_lower": mk(lo, Kind.LOWER)}
+
+
+def renyi_divergence(*, n: int, epsilon0: float, alpha: float, ones: int | None = None,
+                     direction: Direction | str = Direction.MAX) -> dict[str, Result]:
+    """Renyi divergence of order alpha (real > 1 or inf) of one count's pair or the mechanism.
+
+    Returns {"renyi": Result, "renyi_lower": Result}. For a given `ones`, "renyi" is the
+    certified upper end (float) of the pair's exact value and "renyi_lower" a lower end.
+    ones=None: the special pair (the reverse order is the larger, MATH 5.2); n <=
+    EXACT_WORST_CASE_LIMIT maximises over every count, beyond it "renyi" is the blanket
+    pair's certified upper bound over all datasets and "renyi_lower" the special pair.
+    """
+    n, epsilon0, ones = _check(n, epsilon0, ones)
+    ALPHA.check(alpha)
+    if alpha == math.inf:
+        r = max_divergence(n=n, epsilon0=epsilon0, ones=ones)
+        return {"renyi": r, "renyi_lower": r}
+    view = view_pair(n=n, epsilon0=epsilon0, ones=0 if ones is None else ones)
+    up = _view_renyi(view, alpha, direction=direction)
+    low = _renyi_lower(view, alpha, direction, up)
+    m = f"{_METHOD}.renyi_divergence(ones={0 if ones is None else ones})"
+    out = {"renyi": up.with_(method=m, source=_SOURCE),
+           "renyi_lower": low.with_(method=m, source=_SOURCE)}
+    if ones is None:
+        if n <= EXACT_WORST_CASE_LIMIT:
+            best = _worst_case_renyi(n, epsilon0, alpha, up)
+            out["renyi"] = best.with_(method=f"{_METHOD}.renyi_divergence(worst case over all "
+                                      f"{n} counts)", source=_SOURCE)
+        else:
+            blanket = clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=2)
+            out["renyi_special"] = out["renyi"]
+            out["renyi"] = clone_pair.renyi_divergence(blanket, alpha=alpha)["renyi"]
+    return out
+
+
+def _renyi_lower(view: Any, alpha: float, direction: Any, up: Result) -> Result:
+    """Lower end of the float evaluation: upper value minus twice its error budget, which
+    brackets the exact value (the budget bounds |computed - exact| plus the residual)."""
+    value = max(float(up.value) - 2 * up.error_budget, 0.0)
+    return Result(quantity="renyi", value=value, kind=Kind.LOWER, direction=up.direction,
+                  method=up.method, error_budget=up.error_budget, order=alpha)
+
+
+def _worst_case_renyi(n: int, epsilon0: float, alpha: float, special: Result) -> Result:
+    p = flip_probability(epsilon0)
+    a1 = alpha - 1.0
+    best = float(special)
+    for ones in range(1, (n - 1) // 2 + 1):
+        P, Q, rel, resid = _pair_linear(n, p, ones, 1e-30)
+        keep = (P > 0) & (Q > 0)
+        P, Q = P[keep], Q[keep]
+        for a, b in ((P, Q), (Q, P)):
+            moment = math.fsum(a * np.exp(a1 * (np.log(a) - np.log(b))))
+            # relative error of each term <= alpha*rel + (alpha+2) ulps; residual term:
+            # mass <= resid, likelihood ratio <= e^eps0
+            upper = moment * (1 + (alpha + 1) * rel + 8 * a.size * UNIT_ROUNDOFF) \
+                + resid * math.exp(a1 * epsilon0)
+            best = max(best, math.log(upper) / a1)
+    return special if best <= float(special) else special.with_(
+        value=best * (1 + 1e-15), error_budget=special.error_budget)
+
+
+def max_divergence(*, n: int, epsilon0: float, ones: int | None = None) -> Result:
+    """Pure-DP epsilon: exactly epsilon0 for every pair (both orders), any n >= 2.
+
+    The likelihood ratio (1-p) r + p over p r + (1-p) with r = O(k-1)/O(k) lies in
+    [e^-eps0, e^eps0] and reaches e^eps0 at k = n (r = inf), where O(n-1) > 0 always.
+    """
+    n, epsilon0, ones = _check(n, epsilon0, ones)
+    return Result(quantity="max_divergence", value=epsilon0, kind=Kind.EXACT,
+                  direction=Direction.MAX, order=math.inf, source=_SOURCE,
+                  method=f"{_METHOD}.max_divergence (closed form: ratio e^eps0 at k = n)")
+
+
+# ---------------------------------------------------------------- CLI
+def _add_arguments(p: argparse.ArgumentParser) -> None:
+    from accountant.cli import positive_int
+
+    p.add_argument("--n", type=positive_int, required=True, help="number of users (>= 2)")
+    p.add_argument("--epsilon0", type=float, required=True, help="local epsilon0 > 0")
+    p.add_argument("--ones", type=positive_int_or_zero, default=None,
+                   help="how many of the other n-1 users hold a 1 (default: worst case)")
+
+
+def positive_int_or_zero(text: str) -> int:
+    from accountant.cli import positive_int
+
+    return positive_int(text)
+
+
+def _params(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {"n": args.n, "epsilon0": args.epsilon0}
+    if args.ones is not None:
+        out["ones"] = args.ones
+    return out
+
+
+def _json(results: dict[str, Result]) -> dict[str, Any]:
+    return {k: v.to_json() for k, v in results.items()}
+
+
+def _dp(args: argparse.Namespace) -> dict[str, Any]:
+    if args.at_delta is not None:
+        res = epsilon_for_delta(n=args.n, epsilon0=args.epsilon0, delta=args.at_delta,
+                                ones=args.ones)
+        return {"params": _params(args) | {"delta": args.at_delta}, **_json(res),
+                "delta": {"value": args.at_delta, "kind": "exact"}}
+    res = delta_for_epsilon(n=args.n, epsilon0=args.epsilon0, epsilon=args.at_epsilon,
+                            ones=args.ones)
+    return {"params": _params(args) | {"epsilon": args.at_epsilon}, **_json(res),
+            "epsilon": {"value": args.at_epsilon, "kind": "exact"}}
+
+
+def _rdp(args: argparse.Namespace) -> dict[str, Any]:
+    rows, lower = [], []
+    for alpha in args.orders:
+        res = renyi_divergence(n=args.n, epsilon0=args.epsilon0, alpha=alpha, ones=args.ones)
+        rows.append(res["renyi"].to_json() | {"order": alpha})
+        lower.append(res["renyi_lower"].to_json() | {"order": alpha})
+    return {"params": _params(args), "renyi": rows, "renyi_lower": lower}
+
+
+def _pure(args: argparse.Namespace) -> dict[str, Any]:
+    r = max_divergence(n=args.n, epsilon0=args.epsilon0, ones=args.ones)
+    return {"params": _params(args), "max_divergence": r.to_json()}
+
+
+CLI_SPEC = ProtocolSpec(name="binary-rr", summary="shuffled binary randomized response",
+                        add_arguments=_add_arguments,
+                        handlers={"dp": _dp, "rdp": _rdp, "pure": _pure})

@@ -1,0 +1,390 @@
+"""Clone/blanket pairs: mixtures over an observed count C, with per-C closed forms.
+
+MATH.md 7.1 (Feldman-McMillan-Talwar, "Hiding among the clones", FOCS 2021) and 5.4 (the
+blanket pair of k-RR, after Balle-Bell-Gascon-Nissim, CRYPTO 2019). Both pairs have the
+form: C ~ Bin(N, q) is part of the outcome (N = n-1 other users, q the clone/blanket
+probability), A | C ~ Bin(C, 1/2), and the differing user adds one to the first
+coordinate with probability w (P) or w' (Q), one to the second with probability w' (P)
+or w (Q), and lands in a block identical under P and Q with probability w* = 1-w-w'.
+With X = first coordinate and B_c = Bin(c, 1/2):
+
+    P_c(x) = w B_c(x-1) + w' B_c(x),   Q_c(x) = w' B_c(x-1) + w B_c(x),   x = 0..c+1.
+
+Every divergence decomposes exactly over c. P_c/Q_c increases in x (B_c(x-1)/B_c(x) =
+x/(c+1-x)), so the optimal test is the threshold x >= t with t = floor(x*) + 1,
+x* = (gamma w - w')(c+1) / ((w-w')(1+gamma)), and
+
+    H_c(gamma) = (w - gamma w') B_c(t-1) - (gamma-1)(w+w') S_c(t),   S_c(t) = P(B_c >= t).
+
+Certified coarsening in c: the pair at c+1 is the pair at c with an independent
+Bernoulli(1/2) added to X (one more clone), a post-processing, so H_c and the Renyi moments
+are nonincreasing in c (data processing). On a block [a, b] of c, the block's C-mass times
+the value at a bounds from above, times the value at b from below. The two ends form a
+numerical bracket [lower, upper] of the pair's exact value; C-mass outside a certified
+window is added to upper bounds (H_c <= 1) and dropped from lower ones.
+
+S_c(t) is a sum of K log-space binomial terms plus a remainder in [0, B_c(t+K)/(1-r)],
+r = (c-t-K)/(t+K+1) (the ratio of consecutive binomial terms decreases); S enters H with a
+minus sign, so the upper end of H uses remainder 0 and the lower end the remainder bound.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from accountant.distributions import binomial, binomial_window
+from accountant.domains import ALPHA, DELTA, EPSILON, EPSILON0, N_USERS
+from accountant.errors import ParameterError
+from accountant.numeric.rounding import UNIT_ROUNDOFF
+from accountant.numeric.special import LOG_PMF_ABS_ERROR, LOG_PMF_REL_ERROR, bd0, stirlerr
+from accountant.result import Direction, Kind, Result, Source
+
+__all__ = [
+    "ClonePair",
+    "fmt_clones",
+    "blanket_k_rr",
+    "hockey_stick_terms",
+    "delta_for_epsilon",
+    "epsilon_for_delta",
+    "renyi_divergence",
+    "view_pair",
+]
+
+_LOG_2PI = math.log(2.0 * math.pi)
+# Relative error of exp(log B) with the log-PMF error model at |log B| <= 750, plus slack.
+_REL = math.expm1(LOG_PMF_ABS_ERROR + LOG_PMF_REL_ERROR * 750.0) + 64 * UNIT_ROUNDOFF
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClonePair:
+    """A mixture-over-C pair (see the module docstring).
+
+    Attributes:
+        others: N = n - 1, the number of other users.
+        clone_probability: q, the probability that another user is a clone/blanket draw
+            landing on {x, x'}.
+        w, w_prime, w_star: the differing user's probabilities (w > w').
+        epsilon0: log(w / w'), the bound on every outcome's privacy loss.
+        source: where the pair comes from.
+        description: protocol and parameters.
+    """
+
+    others: int
+    clone_probability: float
+    w: float
+    w_prime: float
+    w_star: float
+    epsilon0: float
+    source: Source
+    description: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _check(n: Any, epsilon0: Any) -> tuple[int, float]:
+    N_USERS.check(n)
+    if int(n) < 2:
+        raise ParameterError(f"n={n!r} is outside integers in [2, inf) (a neighbouring pair "
+                             "needs at least 2 users)")
+    EPSILON0.check(epsilon0)
+    return int(n), float(epsilon0)
+
+
+def fmt_clones(*, n: int, epsilon0: float) -> ClonePair:
+    """FMT20's clones pair (MATH 7.1): q = e^-eps0, w = e^eps0/(e^eps0+1), w* = 0.
+
+    Valid for every epsilon0-LDP randomizer and every neighbouring pair (an UPPER bound).
+    """
+    n, epsilon0 = _check(n, epsilon0)
+    w_prime = 1.0 / (math.exp(epsilon0) + 1.0) if epsilon0 < 700 else math.exp(-epsilon0)
+    return ClonePair(others=n - 1, clone_probability=math.exp(-epsilon0), w=1.0 - w_prime,
+                     w_prime=w_prime, w_star=0.0, epsilon0=epsilon0,
+                     source=Source(citation="Feldman, McMillan, Talwar, FOCS 2021",
+                                   locator="clones reduction (MATH.md 7.1)"),
+                     description={"pair": "FMT clones", "n": n, "epsilon0": epsilon0})
+
+
+def blanket_k_rr(*, n: int, epsilon0: float, k: int) -> ClonePair:
+    """The blanket pair of shuffled k-RR (MATH 5.4): q = 2/(e^eps0+k-1), an UPPER bound
+    on every neighbouring pair of k-RR; for k = 2 it also bounds binary RR."""
+    n, epsilon0 = _check(n, epsilon0)
+    N_USERS.named("k").check(k)
+    if int(k) < 2:
+        raise ParameterError(f"k={k!r} is outside integers in [2, inf) (k-RR needs k >= 2 "
+                             "symbols)")
+    k = int(k)
+    e = math.exp(epsilon0)
+    denom = e + k - 1
+    return ClonePair(others=n - 1, clone_probability=2.0 / denom, w=e / denom,
+                     w_prime=1.0 / denom, w_star=(k - 2) / denom, epsilon0=epsilon0,
+                     source=Source(citation="Balle, Bell, Gascon, Nissim, CRYPTO 2019 "
+                                   "(blanket idea)", locator="exact blanket pair (MATH.md 5.4)"),
+                     description={"pair": "k-RR blanket", "n": n, "epsilon0": epsilon0,
+                                  "k": k})
+
+
+# ------------------------------------------------------------------ per-c closed forms
+def _half_logpmf(x: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """log Bin(c, 1/2)(x), vectorized over c and x (Loader's form as in numeric.special,
+    with the same error model: c/2 and x - c/2 are exact in float)."""
+    x, c = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(c, dtype=float))
+    out = np.full(x.shape, -np.inf)
+    inside = (x >= 0) & (x <= c)
+    edge = inside & ((x == 0) | (x == c))
+    out[edge] = -c[edge] * math.log(2.0)
+    mid = inside & ~edge
+    xm, cm = x[mid], c[mid]
+    half = cm / 2.0
+    d = xm - half
+    lc = (stirlerr(cm) - stirlerr(xm) - stirlerr(cm - xm) - bd0(xm, half, d)
+          - bd0(cm - xm, half, -d))
+    out[mid] = lc - 0.5 * (_LOG_2PI + np.log(xm) + np.log(cm - xm) - np.log(cm))
+    return out
+
+
+def hockey_stick_terms(pair: ClonePair, cs: np.ndarray, gamma: float,
+                       terms: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Certified (lower, upper) of H_gamma(P_c||Q_c) for each c in cs (equal to the
+    reverse order by the symmetry x -> c+1-x)."""
+    cs = np.asarray(cs, dtype=np.int64)
+    w, w1 = pair.w, pair.w_prime
+    lower = np.zeros(cs.shape)
+    upper = np.zeros(cs.shape)
+    if gamma * w1 >= w:
+        return lower, upper
+    cf = cs.astype(float)
+    xstar = (gamma * w - w1) * (cf + 1.0) / ((w - w1) * (1.0 + gamma))
+    t = np.floor(xstar).astype(np.int64) + 1
+    t = np.clip(t, 1, cs + 1)
+    a_coef = w - gamma * w1
+    b_coef = (gamma - 1.0) * (w + w1)
+    log_b_prev = _half_logpmf(t - 1, cs)
+    if terms is None:
+        terms = int(min(max(64, 8 * math.sqrt(float(np.max(cs)) + 1.0)), 200_000))
+    # S_c(t): K terms per c, as one 2-D array (rows: c)
+    j = np.arange(terms)
+    xs = t[:, None] + j[None, :]
+    lb = _half_logpmf(xs, np.broadcast_to(cs[:, None], xs.shape))
+    peak = np.max(np.where(np.isfinite(lb), lb, -np.inf), axis=1, initial=-np.inf)
+    ref = np.where(np.isfinite(peak), peak, 0.0)
+    partial = np.sum(np.exp(lb - ref[:, None]), axis=1) * np.exp(ref)
+    partial = np.where(np.isfinite(peak), partial, 0.0)
+    nxt = t + terms
+    ratio = np.where(nxt <= cs, (cs - nxt) / (nxt + 1.0), 0.0)
+    log_next = _half_logpmf(nxt, cs)
+    with np.errstate(over="ignore"):
+        remainder = np.where((nxt <= cs) & (ratio < 1.0),
+                             np.exp(log_next) / np.maximum(1.0 - ratio, 1e-300), 0.0)
+    remainder = np.where((nxt <= cs) & (ratio >= 1.0), np.inf, remainder)
+    first = a_coef * np.exp(log_b_prev)
+    rel = _REL + (terms + 4) * 2 * UNIT_ROUNDOFF
+    second_lo = b_coef * partial
+    err = rel * (first + second_lo) * 1.01 + 1e-300
+    upper = first - second_lo + err
+    lower = first - b_coef * (partial + remainder) - err
+    return np.maximum(lower, 0.0), np.clip(upper, 0.0, 1.0)
+
+
+def _c_blocks(pair: ClonePair, tail: float, blocks: int) -> tuple[np.ndarray, np.ndarray,
+                                                                   np.ndarray, float]:
+    """Block starts, ends and masses of C over a certified window, and the mass outside."""
+    n_other, q = pair.others, pair.clone_probability
+    if q >= 1.0:
+        return np.array([n_other]), np.array([n_other]), np.array([1.0]), 0.0
+    lo, hi, cut = binomial_window(n_other, q, tail)
+    width = hi - lo + 1
+    size = max(1, math.ceil(width / blocks))
+    starts = np.arange(lo, hi + 1, size)
+    ends = np.minimum(starts + size - 1, hi)
+    law = binomial(n_other, q, tail=tail)
+    lp = law.values[starts[0] - law.offset[0]: ends[-1] - law.offset[0] + 1]
+    mx = float(np.max(lp))
+    lin = np.exp(lp - mx)
+    masses = np.add.reduceat(lin, starts - starts[0]) * math.exp(mx)
+    masses *= 1 + _REL + size * 2 * UNIT_ROUNDOFF  # rounded up; lower ends scale back
+    return starts, ends, masses, float(cut) + float(law.tail) * 0.0
+
+
+def _delta_pair(pair: ClonePair, gamma: float, tail: float, blocks: int) -> tuple[float,
+                                                                                  float]:
+    starts, ends, masses, cut = _c_blocks(pair, tail, blocks)
+    h_lo_end, h_hi_end = hockey_stick_terms(pair, ends, gamma)
+    if np.array_equal(starts, ends):
+        h_hi_start = h_hi_end
+    else:
+        _, h_hi_start = hockey_stick_terms(pair, starts, gamma)
+    shrink = 1 / (1 + _REL + 4 * UNIT_ROUNDOFF * (ends - starts + 1))
+    lower = math.fsum(masses * shrink * h_lo_end) * (1 - 1e-12)
+    upper = math.fsum(masses * h_hi_start) * (1 + 1e-12) + cut * (1 + 1e-12)
+    return lower, min(upper, 1.0)
+
+
+def delta_for_epsilon(pair: ClonePair, *, epsilon: float, tail: float = 1e-30,
+                      blocks: int = 400) -> dict[str, Result]:
+    """Certified bracket of H_{e^epsilon} of the pair (both orders are equal).
+
+    Returns {"delta": UPPER, "delta_lower": LOWER}: the pair's exact value lies between.
+    As a bound on a mechanism, "delta" is the certified upper bound the pair provides.
+    """
+    EPSILON.check(epsilon)
+    lo, hi = _delta_pair(pair, math.exp(epsilon), tail, blocks)
+    m = f"protocols.clone_pair.delta_for_epsilon({pair.description.get('pair')})"
+    mk = lambda v, kind: Result(quantity="delta", value=v, kind=kind,  # noqa: E731
+                                direction=Direction.MAX, method=m, source=pair.source,
+                                at=float(epsilon), error_budget=max(hi - lo, 0.0))
+    return {"delta": mk(hi, Kind.UPPER), "delta_lower": mk(lo, Kind.LOWER)}
+
+
+def epsilon_for_delta(pair: ClonePair, *, delta: float, blocks: int = 400,
+                      relative_tolerance: float = 2e-6) -> dict[str, Result]:
+    """Certified bracket of the pair's epsilon(delta): {"epsilon": UPPER,
+    "epsilon_lower": LOWER}.
+
+    The upper end is an epsilon whose certified upper delta is <= delta (so the pair, and
+    every mechanism it dominates, is (epsilon, delta)-DP there); the lower end an epsilon
+    whose certified lower delta exceeds delta. Both found by bisection on epsilon in
+    [0, epsilon0] to `relative_tolerance`, after a secant-style start.
+    """
+    DELTA.check(delta)
+    tail = max(min(delta * 1e-9, 1e-30), 1e-300)
+    f_hi = lambda e: _delta_pair(pair, math.exp(e), tail, blocks)[1]  # noqa: E731
+    f_lo = lambda e: _delta_pair(pair, math.exp(e), tail, blocks)[0]  # noqa: E731
+    up = _least_epsilon(f_hi, delta, pair.epsilon0, relative_tolerance, upper_end=True)
+    low = _least_epsilon(f_lo, delta, pair.epsilon0, relative_tolerance, upper_end=False)
+    m = f"protocols.clone_pair.epsilon_for_delta({pair.description.get('pair')})"
+    mk = lambda v, kind: Result(quantity="epsilon", value=v, kind=kind,  # noqa: E731
+                                direction=Direction.MAX, method=m, source=pair.source,
+                                at=float(delta), error_budget=max(up - low, 0.0))
+    return {"epsilon": mk(up, Kind.UPPER), "epsilon_lower": mk(low, Kind.LOWER)}
+
+
+def _least_epsilon(f: Any, delta: float, epsilon0: float, rtol: float,
+                   upper_end: bool) -> float:
+    """Bisection for a decreasing f: upper_end -> some e with f(e) <= delta, near the
+    crossing; else the largest probed e with f(e) > delta (0 if none)."""
+    if f(0.0) <= delta:
+        return 0.0
+    # f(epsilon0) = 0 for every pair here (gamma w' >= w), so epsilon0 is always feasible
+    lo, hi = 0.0, epsilon0
+    # geometric probing first: the answer is often orders of magnitude below epsilon0
+    e = epsilon0
+    while e > 1e-12:
+        e2 = e / 8.0
+        if f(e2) <= delta:
+            hi = e2
+            e = e2
+        else:
+            lo = e2
+            break
+    while hi - lo > rtol * hi:
+        mid = 0.5 * (lo + hi)
+        if f(mid) <= delta:
+            hi = mid
+        else:
+            lo = mid
+    return hi if upper_end else lo
+
+
+# ------------------------------------------------------------------ Renyi
+def _renyi_moment_terms(pair: ClonePair, cs: np.ndarray, alpha: float,
+                        tail: float) -> tuple[np.ndarray, np.ndarray]:
+    """(lower, upper) of sum_x P_c(x)^alpha Q_c(x)^(1-alpha) for each c (the w* block
+    included). Written with D = Bin(c+1, 1/2) and u = x/(c+1):
+    P_c = 2 D (w u + w'(1-u)), Q_c = 2 D (w' u + w (1-u))."""
+    w, w1, a1 = pair.w, pair.w_prime, alpha - 1.0
+    lo_out, hi_out = np.empty(cs.size), np.empty(cs.size)
+    for i, c in enumerate(np.asarray(cs, dtype=np.int64)):
+        m = int(c) + 1
+        a, b, cut = binomial_window(m, 0.5, tail) if m > 1 else (0, m, 0.0)
+        x = np.arange(a, b + 1, dtype=float)
+        ld = _half_logpmf(x, np.full(x.shape, float(m)))
+        u = x / m
+        num = w * u + w1 * (1 - u)
+        den = w1 * u + w * (1 - u)
+        log_t = math.log(2.0) + ld + np.log(num) + a1 * (np.log(num) - np.log(den))
+        mx = float(np.max(log_t))
+        s = float(np.sum(np.exp(log_t - mx))) * math.exp(mx)
+        rel = alpha * (_REL + 8 * UNIT_ROUNDOFF) + x.size * 2 * UNIT_ROUNDOFF
+        grid = s + pair.w_star
+        # the window's outside mass (of P) contributes at most mass * e^((alpha-1) eps0)
+        hi_out[i] = grid + s * rel + cut * 2.0 * math.exp(a1 * pair.epsilon0)
+        lo_out[i] = grid - s * rel
+    return lo_out, hi_out
+
+
+def renyi_divergence(pair: ClonePair, *, alpha: float, blocks: int = 64,
+                     tail: float = 1e-40) -> dict[str, Result]:
+    """Certified bracket of the pair's Renyi divergence (both orders equal), alpha > 1
+    real; alpha = inf gives the max-divergence epsilon0 = log(w/w') (attained at x = c+1).
+
+    Returns {"renyi": UPPER, "renyi_lower": LOWER}.
+    """
+    ALPHA.check(alpha)
+    m = f"protocols.clone_pair.renyi_divergence({pair.description.get('pair')})"
+    if alpha == math.inf:
+        r = Result(quantity="renyi", value=pair.epsilon0, kind=Kind.EXACT,
+                   direction=Direction.MAX, method=m, source=pair.source, order=math.inf)
+        return {"renyi": r, "renyi_lower": r}
+    starts, ends, masses, cut = _c_blocks(pair, tail, blocks)
+    lo_end, _ = _renyi_moment_terms(pair, ends, alpha, tail)
+    _, hi_start = _renyi_moment_terms(pair, starts, alpha, tail)
+    shrink = 1 / (1 + _REL + 4 * UNIT_ROUNDOFF * (ends - starts + 1))
+    a1 = alpha - 1.0
+    upper_m = math.fsum(masses * hi_start) * (1 + 1e-12) + cut * math.exp(a1 * pair.epsilon0)
+    lower_m = math.fsum(masses * shrink * lo_end) * (1 - 1e-12)
+    up = math.log(upper_m) / a1 * (1 + 1e-14) + 1e-300
+    low = max(math.log(max(lower_m, 1e-300)) / a1 * (1 - 1e-14), 0.0)
+    mk = lambda v, kind: Result(quantity="renyi", value=v, kind=kind,  # noqa: E731
+                                direction=Direction.MAX, method=m, source=pair.source,
+                                order=float(alpha), error_budget=max(up - low, 0.0))
+    return {"renyi": mk(up, Kind.UPPER), "renyi_lower": mk(max(min(low, up), 0.0), Kind.LOWER)}
+
+
+# ------------------------------------------------------------------ explicit view (tests)
+def view_pair(pair: ClonePair, *, backend: str = "mp", dps: int = 50) -> Any:
+    """The pair as an explicit `ViewPair` on (c, x) (and the w* block), for small n.
+
+    O(n^2) outcomes: meant for tests against the generic divergence code.
+    """
+    import mpmath
+
+    from accountant.view import ViewPair
+
+    if pair.others > 400:
+        raise ParameterError(f"n={pair.others + 1} is outside [2, 401] for an explicit "
+                             "clone view (O(n^2) outcomes)")
+    with mpmath.workdps(dps + 10):
+        e0 = mpmath.mpf(pair.epsilon0)
+        k = pair.description.get("k")
+        if k is None:  # FMT clones
+            q = mpmath.exp(-e0)
+            w1 = 1 / (mpmath.exp(e0) + 1)
+            w, ws = 1 - w1, mpmath.mpf(0)
+        else:
+            den = mpmath.exp(e0) + k - 1
+            q, w, w1, ws = 2 / den, mpmath.exp(e0) / den, 1 / den, (k - 2) / den
+        N = pair.others
+        ps, qs = [], []
+        for c in range(N + 1):
+            pc = mpmath.binomial(N, c) * q ** c * (1 - q) ** (N - c)
+            b = [mpmath.binomial(c, x) / mpmath.mpf(2) ** c for x in range(c + 1)] + [0]
+            for x in range(c + 2):
+                prev = b[x - 1] if x >= 1 else 0
+                ps.append(pc * (w * prev + w1 * b[x]))
+                qs.append(pc * (w1 * prev + w * b[x]))
+            if ws > 0:
+                for x in range(c + 1):
+                    ps.append(pc * ws * b[x])
+                    qs.append(pc * ws * b[x])
+        p_arr = np.array([+v for v in ps], dtype=object)
+        q_arr = np.array([+v for v in qs], dtype=object)
+    if backend == "float":
+        p_arr = np.array([float(mpmath.log(v)) if v > 0 else -np.inf for v in p_arr])
+        q_arr = np.array([float(mpmath.log(v)) if v > 0 else -np.inf for v in q_arr])
+        return ViewPair(backend="float", p=p_arr, q=q_arr, residual_loss_bound=pair.epsilon0,
+                        log_error=1e-13, description=dict(pair.description))
+    return ViewPair(backend="mp", p=p_arr, q=q_arr, residual_loss_bound=pair.epsilon0,
+                    description=dict(pair.description))
