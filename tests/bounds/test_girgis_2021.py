@@ -53,7 +53,8 @@ def test_reverse_order_is_the_exact_reverse_divergence(n, epsilon0, alpha):
         == pytest.approx(float(exact), rel=1e-12, abs=0)
 
 
-@pytest.mark.parametrize("n", [10**5, 10**6, 10**7])
+@pytest.mark.parametrize("n", [10**5, 10**6, pytest.param(10**7, marks=pytest.mark.slow),
+                               pytest.param(10**8, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("epsilon0", [0.01, 1.0, 8.0])
 def test_float_lower_bounds_match_mp_at_large_n(n, epsilon0):
     # The mp path sums the same window with 60 digits: a check of the float error model
