@@ -149,88 +149,134 @@ def hockey_stick_terms(pair: ClonePair, cs: np.ndarray, gamma: float,
                        terms: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Certified (lower, upper) of H_gamma(P_c||Q_c) for each c in cs (equal to the
     reverse order by the symmetry x -> c+1-x)."""
-    cs = np.asarray(cs, dtype=np.int64)
+    lower, upper, _ = _terms(pair, np.asarray(cs, dtype=np.int64), gamma, terms)
+    return lower, upper
+
+
+def _terms(pair: ClonePair, cs: np.ndarray, gamma: float,
+           terms: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """hockey_stick_terms plus the nominal slope dH_c/dgamma = -Q_c(X >= t)."""
     w, w1 = pair.w, pair.w_prime
     lower = np.zeros(cs.shape)
     upper = np.zeros(cs.shape)
     if gamma * w1 >= w:
-        return lower, upper
+        return lower, upper, np.zeros(cs.shape)
     cf = cs.astype(float)
     xstar = (gamma * w - w1) * (cf + 1.0) / ((w - w1) * (1.0 + gamma))
-    t = np.floor(xstar).astype(np.int64) + 1
-    t = np.clip(t, 1, cs + 1)
+    t = np.clip(np.floor(xstar).astype(np.int64) + 1, 1, cs + 1)
     a_coef = w - gamma * w1
     b_coef = (gamma - 1.0) * (w + w1)
     log_b_prev = _half_logpmf(t - 1, cs)
+    log_b_t = _half_logpmf(t, cs)
     if terms is None:
-        terms = int(min(max(64, 8 * math.sqrt(float(np.max(cs)) + 1.0)), 200_000))
-    # S_c(t): K terms per c, as one 2-D array (rows: c)
-    j = np.arange(terms)
+        # terms decay like exp(-2 z j / sqrt(c)) past a threshold z standard deviations
+        # above c/2; 24 / z sqrt(c) terms leave a remainder ~ e^-48 relative, which only
+        # loosens the lower end (never the upper one)
+        sq = np.sqrt(cf + 1.0)
+        z = float(np.min((2 * xstar - cf) / sq))
+        terms = int(min(64 + min(3.0, 24.0 / max(z, 1e-3)) * math.sqrt(float(np.max(cs))
+                                                                          + 1.0), 100_000))
+    # S_c(t) = B(t) sum_j prod_{i<j} r(t+i), r(x) = (c-x)/(x+1): one log per term; the
+    # cumulative sum of j logs has absolute error <= (j+1) 4u (1 + |partial sum|).
+    j = np.arange(terms - 1)
     xs = t[:, None] + j[None, :]
-    lb = _half_logpmf(xs, np.broadcast_to(cs[:, None], xs.shape))
-    peak = np.max(np.where(np.isfinite(lb), lb, -np.inf), axis=1, initial=-np.inf)
-    ref = np.where(np.isfinite(peak), peak, 0.0)
-    partial = np.sum(np.exp(lb - ref[:, None]), axis=1) * np.exp(ref)
-    partial = np.where(np.isfinite(peak), partial, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        steps = np.log(np.maximum(cs[:, None] - xs, 0) / (xs + 1.0))
+    cum = np.concatenate([np.zeros((cs.size, 1)), np.cumsum(steps, axis=1)], axis=1)
+    cum_err = (np.arange(terms) + 1) * 4 * UNIT_ROUNDOFF * (1 + np.abs(
+        np.where(np.isfinite(cum), cum, 0.0)))
+    rel_sum = float(np.max(np.expm1(cum_err))) if terms else 0.0
+    partial = np.sum(np.exp(cum), axis=1) * np.exp(log_b_t)
     nxt = t + terms
     ratio = np.where(nxt <= cs, (cs - nxt) / (nxt + 1.0), 0.0)
-    log_next = _half_logpmf(nxt, cs)
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        last = cum[:, -1] + np.where(nxt - 1 <= cs, np.log(np.maximum(cs - nxt + 1, 0)
+                                                            / (nxt + 0.0)), -np.inf)
         remainder = np.where((nxt <= cs) & (ratio < 1.0),
-                             np.exp(log_next) / np.maximum(1.0 - ratio, 1e-300), 0.0)
+                             np.exp(last + log_b_t) / np.maximum(1.0 - ratio, 1e-300), 0.0)
     remainder = np.where((nxt <= cs) & (ratio >= 1.0), np.inf, remainder)
+    remainder = remainder * (1 + rel_sum + _REL)
     first = a_coef * np.exp(log_b_prev)
-    rel = _REL + (terms + 4) * 2 * UNIT_ROUNDOFF
-    second_lo = b_coef * partial
-    err = rel * (first + second_lo) * 1.01 + 1e-300
-    upper = first - second_lo + err
-    lower = first - b_coef * (partial + remainder) - err
-    return np.maximum(lower, 0.0), np.clip(upper, 0.0, 1.0)
+    rel = _REL + rel_sum + (terms + 4) * 2 * UNIT_ROUNDOFF
+    second = b_coef * partial
+    err = rel * (first + second) * 1.01 + 1e-300
+    upper = first - second + err
+    lower = first - second - b_coef * remainder - err
+    slope = -(w1 * np.exp(log_b_prev) + (w + w1) * partial)
+    return np.maximum(lower, 0.0), np.clip(upper, 0.0, 1.0), slope
 
 
 def _c_blocks(pair: ClonePair, tail: float, blocks: int) -> tuple[np.ndarray, np.ndarray,
                                                                    np.ndarray, float]:
-    """Block starts, ends and masses of C over a certified window, and the mass outside."""
+    """Block starts, ends and masses of C over a certified window, and the mass outside.
+
+    Blocks are narrow where C has most mass: in standardized units s the width grows like
+    exp(s^2/4), so that mass x width (the block's share of the bracket) is spread evenly;
+    `blocks` is about how many blocks the window gets.
+    """
     n_other, q = pair.others, pair.clone_probability
     if q >= 1.0:
         return np.array([n_other]), np.array([n_other]), np.array([1.0]), 0.0
     lo, hi, cut = binomial_window(n_other, q, tail)
-    width = hi - lo + 1
-    size = max(1, math.ceil(width / blocks))
-    starts = np.arange(lo, hi + 1, size)
-    ends = np.minimum(starts + size - 1, hi)
+    mean, sd = n_other * q, math.sqrt(max(n_other * q * (1 - q), 1e-300))
+    # H_c changes by a relative ~ z^2/2 * (block width)/c across a block, and blocks
+    # span ~ 1/sqrt(c) of c: the block count for a given bracket falls like 1/sqrt(mean)
+    blocks = max(8, min(blocks, math.ceil(blocks * math.sqrt(4e5 / max(mean, 1.0)))))
+    s_lo, s_hi = (lo - mean) / sd, (hi + 1 - mean) / sd
+    total = _block_integral(s_lo, s_hi)
+    h0 = total / max(blocks, 1)
+    # walk out from the mean in both directions; each step uses the width at its inner
+    # end, so no block is wider than the rule allows
+    cuts = {lo, hi + 1}
+    for sign in (1.0, -1.0):
+        s_cur = 0.0
+        while True:
+            edge = int(math.floor(mean + s_cur * sd))
+            if edge <= lo or edge > hi:
+                break
+            cuts.add(edge)
+            s_cur += sign * h0 * math.exp(min(s_cur * s_cur / 4.0, 50.0))
+    edges = sorted(cuts)
+    starts = np.array(edges[:-1], dtype=np.int64)
+    ends = np.array(edges[1:], dtype=np.int64) - 1
     law = binomial(n_other, q, tail=tail)
     lp = law.values[starts[0] - law.offset[0]: ends[-1] - law.offset[0] + 1]
     mx = float(np.max(lp))
     lin = np.exp(lp - mx)
     masses = np.add.reduceat(lin, starts - starts[0]) * math.exp(mx)
+    size = int(np.max(ends - starts + 1))
     masses *= 1 + _REL + size * 2 * UNIT_ROUNDOFF  # rounded up; lower ends scale back
-    return starts, ends, masses, float(cut) + float(law.tail) * 0.0
+    return starts, ends, masses, float(cut)
 
 
-def _delta_pair(pair: ClonePair, gamma: float, tail: float, blocks: int) -> tuple[float,
-                                                                                  float]:
-    starts, ends, masses, cut = _c_blocks(pair, tail, blocks)
-    h_lo_end, h_hi_end = hockey_stick_terms(pair, ends, gamma)
-    if np.array_equal(starts, ends):
-        h_hi_start = h_hi_end
-    else:
-        _, h_hi_start = hockey_stick_terms(pair, starts, gamma)
+def _block_integral(a: float, b: float) -> float:
+    """Integral of exp(-s^2/4) over [a, b] (the number of unit-h0 blocks in [a, b])."""
+    return math.sqrt(math.pi) * (math.erf(b / 2.0) - math.erf(a / 2.0))
+
+
+def _delta_pair(pair: ClonePair, gamma: float, tail: float, blocks: int,
+                layout: tuple[Any, ...] | None = None) -> tuple[float, float, float]:
+    """(certified lower, certified upper, nominal d upper/d gamma) of H_gamma."""
+    starts, ends, masses, cut = layout or _c_blocks(pair, tail, blocks)
+    both = np.concatenate([starts, ends])
+    lo_all, hi_all, slope_all = _terms(pair, both, gamma, None)
+    h_hi_start, h_lo_end = hi_all[:starts.size], lo_all[starts.size:]
     shrink = 1 / (1 + _REL + 4 * UNIT_ROUNDOFF * (ends - starts + 1))
     lower = math.fsum(masses * shrink * h_lo_end) * (1 - 1e-12)
     upper = math.fsum(masses * h_hi_start) * (1 + 1e-12) + cut * (1 + 1e-12)
-    return lower, min(upper, 1.0)
+    slope = math.fsum(masses * slope_all[:starts.size])
+    return lower, min(upper, 1.0), slope
 
 
 def delta_for_epsilon(pair: ClonePair, *, epsilon: float, tail: float = 1e-30,
-                      blocks: int = 400) -> dict[str, Result]:
+                      blocks: int = 160) -> dict[str, Result]:
     """Certified bracket of H_{e^epsilon} of the pair (both orders are equal).
 
     Returns {"delta": UPPER, "delta_lower": LOWER}: the pair's exact value lies between.
     As a bound on a mechanism, "delta" is the certified upper bound the pair provides.
     """
     EPSILON.check(epsilon)
-    lo, hi = _delta_pair(pair, math.exp(epsilon), tail, blocks)
+    lo, hi, _ = _delta_pair(pair, math.exp(epsilon), tail, blocks)
     m = f"protocols.clone_pair.delta_for_epsilon({pair.description.get('pair')})"
     mk = lambda v, kind: Result(quantity="delta", value=v, kind=kind,  # noqa: E731
                                 direction=Direction.MAX, method=m, source=pair.source,
@@ -238,22 +284,28 @@ def delta_for_epsilon(pair: ClonePair, *, epsilon: float, tail: float = 1e-30,
     return {"delta": mk(hi, Kind.UPPER), "delta_lower": mk(lo, Kind.LOWER)}
 
 
-def epsilon_for_delta(pair: ClonePair, *, delta: float, blocks: int = 400,
-                      relative_tolerance: float = 2e-6) -> dict[str, Result]:
+def epsilon_for_delta(pair: ClonePair, *, delta: float, blocks: int = 160,
+                      relative_tolerance: float = 1e-6) -> dict[str, Result]:
     """Certified bracket of the pair's epsilon(delta): {"epsilon": UPPER,
     "epsilon_lower": LOWER}.
 
     The upper end is an epsilon whose certified upper delta is <= delta (so the pair, and
     every mechanism it dominates, is (epsilon, delta)-DP there); the lower end an epsilon
-    whose certified lower delta exceeds delta. Both found by bisection on epsilon in
-    [0, epsilon0] to `relative_tolerance`, after a secant-style start.
+    whose certified lower delta exceeds delta (so the pair's exact epsilon(delta) is
+    larger). Found by Illinois regula falsi on log delta(epsilon) over [0, epsilon0]
+    (delta(epsilon0) = 0 for these pairs) to `relative_tolerance`.
     """
     DELTA.check(delta)
     tail = max(min(delta * 1e-9, 1e-30), 1e-300)
-    f_hi = lambda e: _delta_pair(pair, math.exp(e), tail, blocks)[1]  # noqa: E731
-    f_lo = lambda e: _delta_pair(pair, math.exp(e), tail, blocks)[0]  # noqa: E731
-    up = _least_epsilon(f_hi, delta, pair.epsilon0, relative_tolerance, upper_end=True)
-    low = _least_epsilon(f_lo, delta, pair.epsilon0, relative_tolerance, upper_end=False)
+    cache: dict[float, tuple[float, float, float]] = {}
+    layout = _c_blocks(pair, tail, blocks)
+
+    def f(e: float) -> tuple[float, float, float]:
+        if e not in cache:
+            cache[e] = _delta_pair(pair, math.exp(e), tail, blocks, layout)
+        return cache[e]
+
+    up, low = _crossing(f, delta, pair.epsilon0, relative_tolerance)
     m = f"protocols.clone_pair.epsilon_for_delta({pair.description.get('pair')})"
     mk = lambda v, kind: Result(quantity="epsilon", value=v, kind=kind,  # noqa: E731
                                 direction=Direction.MAX, method=m, source=pair.source,
@@ -261,31 +313,58 @@ def epsilon_for_delta(pair: ClonePair, *, delta: float, blocks: int = 400,
     return {"epsilon": mk(up, Kind.UPPER), "epsilon_lower": mk(low, Kind.LOWER)}
 
 
-def _least_epsilon(f: Any, delta: float, epsilon0: float, rtol: float,
-                   upper_end: bool) -> float:
-    """Bisection for a decreasing f: upper_end -> some e with f(e) <= delta, near the
-    crossing; else the largest probed e with f(e) > delta (0 if none)."""
-    if f(0.0) <= delta:
-        return 0.0
-    # f(epsilon0) = 0 for every pair here (gamma w' >= w), so epsilon0 is always feasible
-    lo, hi = 0.0, epsilon0
-    # geometric probing first: the answer is often orders of magnitude below epsilon0
-    e = epsilon0
-    while e > 1e-12:
-        e2 = e / 8.0
-        if f(e2) <= delta:
-            hi = e2
-            e = e2
+def _crossing(f: Any, delta: float, epsilon0: float, rtol: float) -> tuple[float, float]:
+    """(upper, lower): f(upper)[1] <= delta and f(lower)[0] > delta (lower = 0 if none),
+    for f(e) = (certified lower, certified upper, slope in gamma) of a nonincreasing
+    delta(e). Safeguarded Newton on g(e) = log upper(e) - log delta, bracketed by
+    a (g > 0) and b (g <= 0); bisection whenever Newton leaves the bracket."""
+    if f(0.0)[1] <= delta:
+        return 0.0, 0.0
+    log_delta = math.log(delta)
+
+    def g(e: float) -> tuple[float, float]:
+        _, up, slope = f(e)
+        if up <= 0:
+            return -math.inf, 0.0
+        return math.log(up) - log_delta, slope * math.exp(e) / up  # d/de log up
+
+    a, b = 0.0, epsilon0
+    x = 0.0
+    gx, dx = g(x)
+    for _ in range(200):
+        step_ok = dx < 0 and math.isfinite(gx)
+        x_new = x - gx / dx if step_ok else 0.5 * (a + b)
+        if not (a < x_new < b):
+            x_new = 0.5 * (a + b)
+        if gx > 0:
+            a = max(a, x)
         else:
-            lo = e2
+            b = min(b, x)
+        x = x_new
+        gx, dx = g(x)
+        if gx > 0:
+            a = max(a, x)
+        else:
+            b = min(b, x)
+        if b - a <= rtol * b:
             break
-    while hi - lo > rtol * hi:
-        mid = 0.5 * (lo + hi)
-        if f(mid) <= delta:
-            hi = mid
-        else:
-            lo = mid
-    return hi if upper_end else lo
+        if abs(gx) < 1e-9 and gx > 0:
+            # Newton converged from above: probe just past the root for the upper end
+            probe = x * (1 + rtol / 2)
+            if g(probe)[0] <= 0:
+                b = min(b, probe)
+                break
+    # lower end: one Newton step on the lower curve from b, then back off until certified
+    lo_b, _, slope = f(b)
+    _, db = g(b)
+    lower = a
+    if lo_b > 0 and db < 0:
+        lower = max(min(b - (math.log(lo_b) - log_delta) / db, b) * (1 - rtol / 4), 0.0)
+    step = max(rtol * b, 1e-300)
+    while lower > 0 and f(lower)[0] <= delta:
+        lower = max(lower - step, 0.0)
+        step *= 2.0
+    return b, lower
 
 
 # ------------------------------------------------------------------ Renyi
