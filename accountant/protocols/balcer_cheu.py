@@ -57,6 +57,7 @@ __all__ = [
     "zsum_delta",
     "zsum_epsilon_bracket",
     "hist_epsilon",
+    "hist_epsilon_bracket",
     "hist_delta",
     "hist_delta_pld",
     "hist_epsilon_pld",
@@ -265,6 +266,22 @@ def hist_epsilon(params: BalcerCheuParameters, delta: float, *, both_orders: boo
                    source=_source("Fig. 2; exact view MATH 8.4"))
 
 
+def hist_epsilon_bracket(params: BalcerCheuParameters, delta: float, *,
+                         tail: float | None = None) -> tuple[Result, Result]:
+    """(lower, upper) certified bracket of hist's epsilon(delta) (2-D sum, P||Q on the
+    contributing points; dropping points only lowers the lower bound's H, so both ends
+    stay sound; Q||P = P||Q by coordinate symmetry)."""
+    DELTA.check(delta)
+    tail = _tail_for(delta) / 2 if tail is None else tail
+    view = hist_view(params, tail=tail)
+    floor = math.log(max(float(delta) * 1e-16 / view.size, _FLOOR_TAIL))
+    lower, upper = epsilon_bracket(_pruned_for_p_q(view, log_floor=floor), delta,
+                                   direction=Direction.P_Q)
+    method = f"{_NAME}.hist_epsilon_bracket (2-D sum of P||Q; Q||P = P||Q by symmetry)"
+    return (lower.with_(direction=Direction.MAX, method=method),
+            upper.with_(direction=Direction.MAX, method=method))
+
+
 def hist_delta(params: BalcerCheuParameters, epsilon: float, *,
                both_orders: bool = False) -> Result:
     """Exact delta(epsilon) of hist by the 2-D sum (see `hist_epsilon`)."""
@@ -314,13 +331,15 @@ def _pld_delta(params: BalcerCheuParameters, epsilon: float, tail: float,
         gross = np.where(np.isposinf(la), a_cum[-1], a_cum[j] + et * b_cum[j])
     inner = np.maximum(inner, 0.0)
     nominal = float(np.sum(pa * inner))
-    # First-order error bound: cumulative sums (j + 2) u relative, the cancellation in
-    # A - e^t B (relative to A + e^t B), the losses' errors (e^t B changes by |dt|), the
-    # log-PMF errors (relative), and the final sum.
-    lerr = float(np.max(le1)) + float(np.max(eb)) + 4 * UNIT_ROUNDOFF
+    # First-order error bound, generous: the cumulative sums ((j + 4) u relative), the
+    # log-PMF errors of the outer and inner laws (relative 2 (ea + eb), on A and on
+    # e^t B alike, hence on A + e^t B), and the losses' errors (e^t moves by a factor
+    # e^(+-lerr); outcomes with |L2 - t| <= lerr change the set but add at most
+    # P2 * lerr each, i.e. <= A lerr), then the final sum.
+    lerr = float(np.max(le1)) + 4 * UNIT_ROUNDOFF
+    eb_max = float(np.max(eb))
     steps = (j + 4) * UNIT_ROUNDOFF
-    per = pa * (gross * steps + et * b_cum[j] * np.minimum(ea + lerr, 1.0) * 2
-                + inner * 3 * lerr)
+    per = pa * (gross * (steps + 2 * (ea + eb_max) + 2 * lerr) + et * b_cum[j] * 2 * lerr)
     err = float(np.sum(per)) * (1 + 1e-6) + nominal * pa.size * UNIT_ROUNDOFF
     return nominal, err + 2 * float(np.sum(tails))
 

@@ -5,7 +5,7 @@ Claims audited (Balcer & Cheu, ITC 2020):
   Computed: the exact epsilon at delta, as a certified bracket (MATH 8.2).
 - Theorem 3.2(i): hist with the same p is (2 epsilon, 2 delta)-DP (basic composition over
   the two changed coordinates). Computed: the exact epsilon of the product pair at
-  2 delta (MATH 8.4), a certified upper bound.
+  2 delta (MATH 8.4), as a certified bracket.
 
 The verdict comes from `accountant.audit.audit_claim`; `looseness` = claimed / computed.
 A grid point outside Theorem 3.1's regime (n < 100 log(2/delta)/epsilon^2, i.e. p < 1/2
@@ -20,7 +20,7 @@ from accountant.audit import AuditRecord, audit_claim
 from accountant.bounds.balcer_cheu_2020 import CITATION
 from accountant.errors import RegimeError
 from accountant.protocols.balcer_cheu import (
-    hist_epsilon,
+    hist_epsilon_bracket,
     hist_parameters,
     zsum_epsilon_bracket,
     zsum_parameters,
@@ -48,11 +48,11 @@ def audit_hist(*, epsilon: float, delta: float, n: int, d: int = 2) -> AuditReco
     """Theorem 3.2(i) at (epsilon, delta, n): hist is (2 eps, 2 delta)-DP; computed: the
     exact epsilon of the product pair at 2 delta."""
     params = hist_parameters(n=n, d=d, epsilon=epsilon, delta=delta)
-    upper = hist_epsilon(params, 2 * delta)
+    lower, upper = hist_epsilon_bracket(params, 2 * delta)
     return audit_claim(claim=f"(2 epsilon, 2 delta) = ({2 * epsilon!r}, {2 * delta!r})-DP",
                        source=Source(citation=CITATION, locator="Theorem 3.2(i)"),
                        quantity="epsilon", claimed=2 * float(epsilon), computed_upper=upper,
-                       computed_lower=None, params=params.to_json())
+                       computed_lower=lower, params=params.to_json())
 
 
 def audit_table(protocol: str, *, grid: dict[str, tuple[Any, ...]] | None = None,

@@ -161,3 +161,13 @@ def test_parameter_errors(kwargs, match):
 def test_hist_needs_d_at_least_two():
     with pytest.raises(ParameterError, match="d=1"):
         bc.hist_parameters(n=100, d=1, p=0.9)
+
+
+def test_hist_bracket_contains_the_pld_value_and_the_point_estimate():
+    params = bc.hist_parameters(n=10**5, d=3, epsilon=1.0, delta=1e-6)
+    lower, upper = bc.hist_epsilon_bracket(params, 2e-6)
+    assert lower.kind is Kind.LOWER and upper.kind is Kind.UPPER
+    assert float(lower) <= bc.hist_epsilon(params, 2e-6).value <= float(upper) * (1 + 1e-12)
+    pld = bc.hist_epsilon_pld(params, 2e-6)
+    assert float(lower) <= pld.value
+    assert float(upper) - float(lower) <= 1e-6 * float(upper)
