@@ -149,3 +149,19 @@ def test_literal_sampler_matches_exact_view_n10():
                                  q=params.q, s=params.s, lam=params.lam)
     probs, labels = _exact_law(view, "P")
     assert goodness_of_fit(views, probs, labels=labels, false_alarm=FALSE_ALARM).passed
+
+
+@pytest.mark.slow
+def test_simulation_reproduces_the_theorem6_mse_failure_and_the_fix():
+    # MATH.md 9.5 at epsilon = 0.1, rho = 0.5 (qn does not depend on n, so n = 100 shows
+    # what n = 1e4 would): with the printed q the simulated all-ones MSE exceeds the claim
+    # (1 + rho) Var(DLap(epsilon)) by > 3 standard errors; with the corrected q it is far
+    # below; both match the exact Lemma 11 value within 3 standard errors.
+    claim = 1.5 * gkm.dlap_variance(0.1)
+    paper = gkm.theorem6_parameters(n=100, epsilon=0.1, rho=0.5)
+    fixed = gkm.theorem6_parameters(n=100, epsilon=0.1, rho=0.5, corrected_q=True)
+    for params, violated in ((paper, True), (fixed, False)):
+        mse = sampler.simulate_summary(params, ones=100, trials=100_000, seed=5)["mse"]
+        assert abs(mse["z"]) <= 3
+        margin = (mse["simulated"] - claim) / mse["standard_error"]
+        assert (margin > 3) if violated else (margin < -3)
