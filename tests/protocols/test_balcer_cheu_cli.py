@@ -62,7 +62,10 @@ def test_calibrate(capsys):
     assert code == 0
     assert 1 - 1e-6 <= out["epsilon"]["value"] <= 1.0
     assert out["params"]["p"] > out["paper_p"]
-    assert out["accuracy"]["improvement_factor"] > 1
+    acc = out["accuracy"]
+    assert acc["improvement_factor"] > 1
+    assert (acc["calibrated"]["simulated_error_quantile"]
+            < acc["paper"]["simulated_error_quantile"])
 
 
 def test_simulate(capsys):
