@@ -38,7 +38,7 @@ from accountant.divergence import (
 from accountant.domains import ALPHA, COUNT, DELTA, EPSILON, EPSILON0, N_USERS
 from accountant.errors import ParameterError
 from accountant.numeric.rounding import UNIT_ROUNDOFF
-from accountant.numeric.special import log_pmf_error, two_product
+from accountant.numeric.special import bd0, binomial_logpmf, log_pmf_error, two_product
 from accountant.pmf import PMF, check_backend, convolve, mixture, shift
 from accountant.protocols import clone_pair
 from accountant.protocols.registry import ProtocolSpec
@@ -181,6 +181,30 @@ def _neg(pair: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ---------------------------------------------------------------- every count's pair, fast
+def _fast_window(m: int, prob: float, tail: float) -> tuple[np.ndarray, float, int]:
+    """(log Bin(m, prob) on a window, certified mass outside it), without root finding.
+
+    The window is mean +- z sd with z from the Gaussian approximation; its outside mass is
+    then certified by the Chernoff bound exp(-f(x)) at the window's edges (f the
+    binomial's Chernoff exponent, as in `distributions.binomial_window`), whatever z was.
+    """
+    if m == 0:
+        return np.zeros(1), 0.0, 0
+    mean = m * prob
+    sd = math.sqrt(m * prob * (1 - prob))
+    z = math.sqrt(2 * math.log(2 / tail)) + 3.0
+    lo = max(0, int(math.floor(mean - z * sd)) - 1)
+    hi = min(m, int(math.ceil(mean + z * sd)) + 1)
+    ks = np.arange(lo, hi + 1)
+    logs = binomial_logpmf(ks, m, prob)
+    out = 0.0
+    for edge in ([lo - 1] if lo > 0 else []) + ([hi + 1] if hi < m else []):
+        f = float(bd0(np.array(float(edge)), mean) + bd0(np.array(float(m - edge)),
+                                                           m * (1 - prob)))
+        out += math.exp(-f * (1 - 1e-10) + 1e-12)
+    return logs, out, lo
+
+
 def _pair_linear(n: int, p: float, ones: int, tail: float) -> tuple[np.ndarray, np.ndarray,
                                                                      float, float]:
     """(P, Q, relative error, residual mass) of one count's pair as linear float arrays.
@@ -188,19 +212,20 @@ def _pair_linear(n: int, p: float, ones: int, tail: float) -> tuple[np.ndarray, 
     Both PMFs are sums of positive products of certified binomial values, so every entry
     carries a small *relative* error (bounded as in `accountant.pmf.convolve`).
     """
-    a = binomial(ones, 1 - p, tail=tail / 2 if ones else None)
-    b = binomial(n - 1 - ones, p, tail=tail / 2 if n - 1 - ones else None)
-    ea = np.exp(a.values)
-    eb = np.exp(b.values)
+    la, ta, _ = _fast_window(ones, 1 - p, tail / 2)
+    lb, tb, _ = _fast_window(n - 1 - ones, p, tail / 2)
+    ea = np.exp(la)
+    eb = np.exp(lb)
     o = np.convolve(ea, eb)
     zero = np.zeros(1)
     o1 = np.concatenate([zero, o])  # O(k-1)
     o0 = np.concatenate([o, zero])  # O(k)
     P = (1 - p) * o1 + p * o0
     Q = p * o1 + (1 - p) * o0
-    rel = (float(np.max(np.expm1(a.log_error))) + float(np.max(np.expm1(b.log_error)))
-           + (min(ea.size, eb.size) + 8) * 2 * UNIT_ROUNDOFF)
-    return P, Q, rel, float(a.tail) + float(b.tail)
+    err_a = float(np.max(log_pmf_error(la)))
+    err_b = float(np.max(log_pmf_error(lb)))
+    rel = math.expm1(err_a + err_b) + (min(ea.size, eb.size) + 8) * 2 * UNIT_ROUNDOFF
+    return P, Q, rel, ta + tb
 
 
 def _delta_linear(P: np.ndarray, Q: np.ndarray, gamma: float, rel: float,
@@ -314,7 +339,7 @@ def delta_for_epsilon(*, n: int, epsilon0: float, epsilon: float,
             out["delta_special"] = out["delta"]
             out["delta"] = clone_pair.delta_for_epsilon(blanket, epsilon=epsilon)["delta"]
         return out
-    rows = worst_case_pairs(n=n, epsilon0=epsilon0, epsilon=epsilon, tail=DEFAULT_TAIL)
+    rows = worst_case_pairs(n=n, epsilon0=epsilon0, epsilon=epsilon)
     lo = max(r[1] for r in rows)
     hi = max(r[2] for r in rows)
     arg = max(rows, key=lambda r: r[2])[0]
