@@ -269,7 +269,7 @@ def view_pair(*, n: int, ones: int, epsilon_prime: float, q: float, s: int, lam:
     j_steps = max(law_p.alpha.size, law_q.alpha.size) + 1
     mag = max(float(np.max(np.abs(lh_p[np.isfinite(lh_p)]))),
               float(np.max(np.abs(lh_q[np.isfinite(lh_q)]))))
-    err_h = (max(law_p.log_c_error, law_q.log_c_error) + float(g_err[-1])
+    err_h = (max(law_p.log_c_error, law_q.log_c_error) + float(np.max(g_err))
              + j_steps * _STEP * (mag + 2))
     # log C r^(a+b): common to P and Q, cancels in the loss.
     log_const = 2 * math.log1p(-r) + lam * math.expm1(2 * epsilon_prime)
@@ -288,7 +288,10 @@ def view_pair(*, n: int, ones: int, epsilon_prime: float, q: float, s: int, lam:
     m0_arg = b0 - int(max(np.max(law_p.alpha), np.max(law_q.alpha)))
     log_g_low = float(log_g[m0_arg] - g_err[m0_arg]) if m0_arg >= 0 else -math.inf
     far = law_p.log_total - law_q.log_total
-    far_err = 2 * (law_p.log_c_error + 2 * _STEP * (abs(far) + 2)) + 1e-12 * abs(far)
+    # log S of each law: its log c_j errors plus the rounding of a logsumexp of J terms
+    far_err = (law_p.log_c_error + law_q.log_c_error + 1e-12 * abs(far)
+               + (law_p.alpha.size + law_q.alpha.size + 4) * _STEP
+               * (abs(law_p.log_total) + abs(law_q.log_total) + 2))
     far_pq = far - log_g_low + far_err
     far_qp = -far - log_g_low + far_err
     edges = np.concatenate([loss[size - 1, :b0], loss[:b0, size - 1]])
@@ -399,7 +402,7 @@ def pure_epsilon_rays(*, n: int, ones: int, epsilon_prime: float, q: float, s: i
         lp, lq = logs
         mag = max(float(np.max(np.abs(x[np.isfinite(x)]))) for x in logs)
         j = max(law_p.alpha.size, law_q.alpha.size) + 1
-        err_h = (max(law_p.log_c_error, law_q.log_c_error) + float(g_err[-1])
+        err_h = (max(law_p.log_c_error, law_q.log_c_error) + float(np.max(g_err))
                  + j * _STEP * (mag + 2))
         err = max(err, 2 * err_h + _STEP * (2 * mag + 2))
         with np.errstate(invalid="ignore"):
@@ -418,7 +421,10 @@ def pure_epsilon_rays(*, n: int, ones: int, epsilon_prime: float, q: float, s: i
     m0_arg = b0 - int(max(np.max(law_p.alpha), np.max(law_q.alpha)))
     log_g_low = float(log_g[m0_arg] - g_err[m0_arg]) if m0_arg >= 0 else -math.inf
     far = law_p.log_total - law_q.log_total
-    far_err = 2 * (law_p.log_c_error + 2 * _STEP * (abs(far) + 2)) + 1e-12 * abs(far)
+    # log S of each law: its log c_j errors plus the rounding of a logsumexp of J terms
+    far_err = (law_p.log_c_error + law_q.log_c_error + 1e-12 * abs(far)
+               + (law_p.alpha.size + law_q.alpha.size + 4) * _STEP
+               * (abs(law_p.log_total) + abs(law_q.log_total) + 2))
     sup_pq = max(nom_pq + err, far - log_g_low + far_err)
     sup_qp = max(nom_qp + err, -far - log_g_low + far_err)
     method = "protocols.gkm_view.pure_epsilon_rays (float64 log-space, 1-D rays + far bound)"
