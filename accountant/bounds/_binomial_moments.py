@@ -12,6 +12,7 @@ around the mass is sound for a LOWER bound without any tail bound.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import mpmath
@@ -32,8 +33,10 @@ def window(n: int, epsilon0: float, s: float) -> tuple[int, int]:
     p = 1.0 / (math.exp(epsilon0) + 1.0)
     mean = n * p
     var = n * p * (1.0 - p)
-    # The tilt L^s moves the mass by at most |s| * eps0 in log-weight on either side.
-    slack = 2.0 * abs(s) * epsilon0 + 60.0
+    # The tilt L^s moves the mass by at most |s| * eps0 in log-weight on either side; |s| is
+    # rounded up to a power of two so that many orders share one cached window.
+    tilt = 2.0 ** math.ceil(math.log2(max(abs(s), 1.0)))
+    slack = 2.0 * tilt * epsilon0 + 60.0
     r = math.sqrt(2.0 * var * slack) + slack + 10.0
     return max(0, math.floor(mean - r)), min(n, math.ceil(mean + r))
 
@@ -86,14 +89,7 @@ def log1p_moment_float(*, n: int, epsilon0: float, s: float) -> float:
     u (e^eps0 - e^-eps0) / sqrt(chi/n), below 1e-10 for n <= 1e9 on our domain. Callers
     that need a certified lower bound shrink the result by FLOAT_RELATIVE_ERROR.
     """
-    p = 1.0 / (math.exp(epsilon0) + 1.0)
-    lo, hi = window(n, epsilon0, s)
-    k = np.arange(lo, hi + 1, dtype=float)
-    log_w = binomial_logpmf(k, n, p)
-    a = math.expm1(epsilon0)      # e^eps0 - 1
-    b = -math.expm1(-epsilon0)    # 1 - e^-eps0
-    x = (k * (a + b) - n * b) / n  # L(k) - 1
-    x = np.maximum(x, math.exp(-epsilon0) - 1.0)
+    log_w, x = _window_terms(n, epsilon0, *window(n, epsilon0, s))
     terms = log_w + _log_f(x, s)
     terms = terms[np.isfinite(terms)]
     if terms.size == 0:
@@ -103,6 +99,21 @@ def log1p_moment_float(*, n: int, epsilon0: float, s: float) -> float:
     if math.isinf(total):  # E[L^s] - 1 beyond float range: log E = m + log(sum) exactly
         return m + math.log(float(np.sum(np.exp(terms - m))))
     return math.log1p(total)
+
+
+@functools.lru_cache(maxsize=16)
+def _window_terms(n: int, epsilon0: float, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+    """(log Bin(n,p)(k), L(k) - 1) for k = lo..hi; cached because every Renyi order of one
+    (n, epsilon0) reuses them (read-only arrays)."""
+    p = 1.0 / (math.exp(epsilon0) + 1.0)
+    k = np.arange(lo, hi + 1, dtype=float)
+    log_w = binomial_logpmf(k, n, p)
+    a = math.expm1(epsilon0)      # e^eps0 - 1
+    b = -math.expm1(-epsilon0)    # 1 - e^-eps0
+    x = np.maximum((k * (a + b) - n * b) / n, math.exp(-epsilon0) - 1.0)  # L(k) - 1
+    log_w.setflags(write=False)
+    x.setflags(write=False)
+    return log_w, x
 
 
 def log_moment_mp(*, n: int, epsilon0: float, s: float, digits: int = 50,
