@@ -65,7 +65,7 @@ def _candidates(curve: RdpCurve, real_orders: bool = True) -> tuple[np.ndarray, 
     if hi > lo and real_orders:
         grid |= set(np.unique(1.0 + np.geomspace(lo - 1.0, hi - 1.0, _GRID_POINTS)).tolist())
     orders = np.array(sorted(a for a in grid if lo <= a <= hi))
-    taus = np.array([curve.value_at(float(a)) for a in orders])
+    taus = curve.values_at(orders)
     ok = np.isfinite(taus)
     return orders[ok], taus[ok]
 
@@ -150,7 +150,7 @@ def delta_cks(curve: RdpCurve, *, epsilon: float, real_orders: bool = True) -> R
 
 
 # ------------------------------------------------------------------ Asoodeh et al. 2021
-def _d_max(q: np.ndarray, alpha: float, tau: float) -> np.ndarray:
+def _d_max(q: np.ndarray, alpha: float | np.ndarray, tau: float | np.ndarray) -> np.ndarray:
     """Largest d = p - q in [0, 1-q] with q(1+d/q)^a + (1-q)(1-d/(1-q))^a <= e^((a-1)tau).
 
     The left side minus 1 is increasing in d on [0, 1-q]; it is evaluated as
@@ -159,7 +159,8 @@ def _d_max(q: np.ndarray, alpha: float, tau: float) -> np.ndarray:
     """
     q = np.asarray(q, dtype=float)
     c = (alpha - 1.0) * tau
-    target = math.expm1(c) if c < 700 else math.inf
+    target = np.where(c < 700, np.expm1(np.minimum(c, 700)), np.inf)
+    q, c, target = np.broadcast_arrays(q, c, target)
     lo = np.zeros_like(q)
     hi = 1.0 - q
     # d = 1 - q (p = 1) is feasible iff q^(1-a) <= e^c, i.e. log q >= -tau
@@ -178,65 +179,77 @@ def _d_max(q: np.ndarray, alpha: float, tau: float) -> np.ndarray:
     return np.where(full, 1.0 - q, hi)
 
 
-def _zoom_max(f: Callable[[np.ndarray], np.ndarray], a: float, b: float,
-              rounds: int = 9, points: int = 33) -> float:
-    """max of a unimodal f on [a, b]: repeated vectorised grids, each zoomed on the
-    neighbours of the previous best point (the bracket shrinks 16-fold per round)."""
-    best = -math.inf
+def _zoom_max(f: Callable[[np.ndarray], np.ndarray], a: np.ndarray, b: np.ndarray,
+              rounds: int = 7, points: int = 33) -> np.ndarray:
+    """Row-wise max of unimodal functions on [a_i, b_i]: repeated vectorised grids, each
+    zoomed on the neighbours of the previous best point (16-fold shrink per round)."""
+    best = np.full(a.shape, -np.inf)
+    rows = np.arange(a.size)
+    t = np.linspace(0.0, 1.0, points)
     for _ in range(rounds):
-        x = np.linspace(a, b, points)
+        x = a[:, None] + (b - a)[:, None] * t[None, :]
         v = f(x)
-        i = int(np.argmax(v))
-        best = max(best, float(v[i]))
-        a, b = x[max(i - 1, 0)], x[min(i + 1, points - 1)]
+        i = np.argmax(v, axis=1)
+        best = np.maximum(best, v[rows, i])
+        a, b = x[rows, np.maximum(i - 1, 0)], x[rows, np.minimum(i + 1, points - 1)]
     return best
 
 
-def _optimal_epsilon_one(alpha: float, tau: float, delta: float) -> float:
-    """max over q of log((q + d_max(q) - delta)/q): quasi-concave in q (ratio of a concave
-    and a linear function), so grid + golden section in log q finds it."""
-    if tau == 0:
-        return 0.0
+def _optimal_epsilon_many(alphas: np.ndarray, taus: np.ndarray, delta: float) -> np.ndarray:
+    """Per order: max over q of log((q + d_max(q) - delta)/q). Quasi-concave in q (a
+    concave function over a linear one has convex superlevel sets), so a grid in log q and
+    zoomed grids find it."""
+    a_col, t_col = alphas[:, None], taus[:, None]
     # p <= q^(1-1/a) e^(tau (a-1)/a) must exceed delta
-    log_q_min = (math.log(delta) - tau * (alpha - 1) / alpha) * alpha / (alpha - 1) - 1.0
-    log_q_min = max(log_q_min, -700.0)
+    log_q_min = np.maximum((math.log(delta) - taus * (alphas - 1) / alphas) * alphas
+                           / (alphas - 1) - 1.0, -700.0)
 
     def h(log_q: np.ndarray) -> np.ndarray:
         q = np.exp(log_q)
-        p = q + _d_max(q, alpha, tau)
+        p = q + _d_max(q, a_col, t_col)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(p > delta, np.log(np.maximum(p - delta, 1e-300)) - log_q, -np.inf)
 
-    grid = np.linspace(log_q_min, 0.0, 257)
+    t = np.linspace(0.0, 1.0, 257)
+    grid = log_q_min[:, None] + (0.0 - log_q_min)[:, None] * t[None, :]
     vals = h(grid)
-    i = int(np.argmax(vals))
-    if not np.isfinite(vals[i]):
-        return 0.0
-    a, b = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
-    best = max(float(vals[i]), _zoom_max(h, a, b))
-    return max(0.0, best)
+    rows = np.arange(alphas.size)
+    i = np.argmax(vals, axis=1)
+    best = np.maximum(vals[rows, i], _zoom_max(
+        h, grid[rows, np.maximum(i - 1, 0)], grid[rows, np.minimum(i + 1, t.size - 1)]))
+    best = np.where(taus == 0, 0.0, best)
+    return np.maximum(0.0, np.where(np.isfinite(best), best, 0.0))
 
 
-def _optimal_delta_one(alpha: float, tau: float, epsilon: float) -> float:
-    """max over q of d_max(q) - expm1(eps) q: concave in q (MATH 2.3)."""
-    if tau == 0:
-        return 0.0
+def _optimal_delta_many(alphas: np.ndarray, taus: np.ndarray, epsilon: float) -> np.ndarray:
+    """Per order: max over q of d_max(q) - expm1(eps) q, concave in q (MATH 2.3)."""
+    a_col, t_col = alphas[:, None], taus[:, None]
     gamma1 = math.expm1(epsilon)
 
     def g(log_q: np.ndarray) -> np.ndarray:
         q = np.exp(log_q)
-        return _d_max(q, alpha, tau) - gamma1 * q
+        return _d_max(q, a_col, t_col) - gamma1 * q
 
-    grid = np.linspace(-700.0, 0.0, 513)
+    grid = np.broadcast_to(np.linspace(-700.0, 0.0, 513), (alphas.size, 513))
     vals = g(grid)
-    i = int(np.argmax(vals))
-    a, b = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
-    best = max(float(vals[i]), _zoom_max(g, a, b))
-    return min(1.0, max(0.0, best))
+    rows = np.arange(alphas.size)
+    i = np.argmax(vals, axis=1)
+    best = np.maximum(vals[rows, i], _zoom_max(
+        g, grid[rows, np.maximum(i - 1, 0)], grid[rows, np.minimum(i + 1, 512)]))
+    best = np.where(taus == 0, 0.0, best)
+    return np.minimum(1.0, np.maximum(0.0, best))
+
+
+def _optimal_epsilon_one(alpha: float, tau: float, delta: float) -> float:
+    return float(_optimal_epsilon_many(np.array([alpha]), np.array([tau]), delta)[0])
+
+
+def _optimal_delta_one(alpha: float, tau: float, epsilon: float) -> float:
+    return float(_optimal_delta_many(np.array([alpha]), np.array([tau]), epsilon)[0])
 
 
 def _orders_near_cks(curve: RdpCurve, key: Callable[[np.ndarray, np.ndarray], np.ndarray],
-                     width: int = 3) -> list[tuple[float, float]]:
+                     width: int = 2) -> list[tuple[float, float]]:
     orders, taus = _candidates(curve)
     if not orders.size:
         return []
@@ -273,8 +286,10 @@ def epsilon_optimal(curve: RdpCurve, *, delta: float) -> Result:
     near = _orders_near_cks(curve, lambda a, t: t + np.log1p(-1 / a)
                             - (math.log(delta) + np.log(a)) / (a - 1))
     best, best_order = math.inf, math.inf
-    for alpha, tau in near:
-        e = rounding.up(_optimal_epsilon_one(alpha, tau, delta) * (1 + _OPT_MARGIN) + 1e-15)
+    optimum = _optimal_epsilon_many(np.array([a for a, _ in near]),
+                                    np.array([t for _, t in near]), delta) if near else []
+    for (alpha, tau), raw in zip(near, optimum, strict=True):
+        e = rounding.up(float(raw) * (1 + _OPT_MARGIN) + 1e-15)
         # the optimum is <= CKS at the same order; the min keeps the margin from undoing that
         e = min(e, _cks_epsilon_one(alpha, tau, delta))
         if e < best:
@@ -294,9 +309,10 @@ def delta_optimal(curve: RdpCurve, *, epsilon: float) -> Result:
     near = _orders_near_cks(curve, lambda a, t: (a - 1) * (t - epsilon) - np.log(a)
                             + (a - 1) * np.log1p(-1 / a))
     best, best_order = 1.0, math.inf
-    for alpha, tau in near:
-        d = min(1.0, rounding.up(_optimal_delta_one(alpha, tau, epsilon) * (1 + _OPT_MARGIN)
-                                 + 1e-300))
+    optimum = _optimal_delta_many(np.array([a for a, _ in near]),
+                                  np.array([t for _, t in near]), epsilon) if near else []
+    for (alpha, tau), raw in zip(near, optimum, strict=True):
+        d = min(1.0, rounding.up(float(raw) * (1 + _OPT_MARGIN) + 1e-300))
         d = min(d, _cks_delta_one(alpha, tau, epsilon))
         if d < best:
             best, best_order = d, alpha
