@@ -72,8 +72,9 @@ def binomial_shift_pair(n: int, p: Any, *, backend: str = "float", tail: float |
     desc = {"pair": "Bin(n,p) vs 1+Bin(n,p)", "n": n, "p": float(p)} | dict(description or {})
     if backend == "float":
         pf = float(p)
-        lp = binomial_logpmf(grid, n, pf)
-        lq = binomial_logpmf(grid - 1, n, pf)
+        # one evaluation on [a-1, b+1]: Q's log-PMF at k is P's at k-1 (half the work)
+        ext = binomial_logpmf(np.arange(a - 1, b + 2), n, pf)
+        lp, lq = ext[1:], ext[:-1]
         err = np.maximum(log_pmf_error(lp), log_pmf_error(lq))
         P = PMF("float", (a,), lp, cut, err, True)
         Q = PMF("float", (a,), lq, cut, err, True)

@@ -132,3 +132,16 @@ def test_product_of_views_with_opposite_infinite_atoms_has_no_nan_loss():
     assert not np.any(np.isnan(prod.loss))
     both_zero = np.isneginf(prod.p) & np.isneginf(prod.q)
     assert np.any(both_zero) and np.all(np.isneginf(prod.loss[both_zero]))
+
+
+@pytest.mark.parametrize("n,p,tail", [(10, 0.3, None), (1000, 0.9, 1e-20), (10**9, 0.5, 1e-20)])
+def test_shift_pair_float_values_equal_pointwise_log_pmfs(n, p, tail):
+    """binomial_shift_pair evaluates the log-PMF once on [a-1, b+1] and shifts it for Q;
+    the values must be exactly the pointwise ones (Q(k) = Bin(n,p)(k-1))."""
+    from accountant.numeric.special import binomial_logpmf
+    from accountant.pairs import binomial_shift_pair
+
+    view = binomial_shift_pair(n, p, tail=tail)
+    k = view.coords[0]
+    assert np.array_equal(view.p, binomial_logpmf(k, n, p))
+    assert np.array_equal(view.q, binomial_logpmf(k - 1, n, p))
