@@ -77,6 +77,9 @@ _G = girgis_2021
 CLI_BOUNDS = [
     BoundSpec("girgis-thm1", "Girgis et al. 2021 Theorem 1 (integer orders; real orders "
               "via Remark 2)", _rdp_arguments, _rdp_handler(_G.rdp_upper_remark2)),
+    BoundSpec("girgis-remark3", "Girgis et al. 2021 Theorem 1 minimised over Remark 3's gamma "
+              "(integer orders)", _rdp_arguments,
+              _rdp_handler(_G.rdp_upper_remark3, integer=True)),
     BoundSpec("girgis-thm2", "Girgis et al. 2021 Theorem 2 (real orders)", _rdp_arguments,
               _rdp_handler(_G.rdp_upper_thm2)),
     BoundSpec("girgis-cor1", "Girgis et al. 2021 Corollary 1 (where S3 + E <= T2 holds)",

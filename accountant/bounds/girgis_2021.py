@@ -34,6 +34,7 @@ from accountant.result import Direction, Kind, Result, Source
 __all__ = [
     "CITATION",
     "rdp_upper_thm1",
+    "rdp_upper_remark3",
     "rdp_upper_remark2",
     "rdp_upper_thm2",
     "rdp_upper_cor1",
@@ -155,6 +156,29 @@ def rdp_upper_thm1(*, alpha: int, epsilon0: float, n: int, gamma: float = 0.5) -
                    else f"Theorem 1 with Remark 3 (gamma={gamma})")
         return _renyi(value, kind=Kind.UPPER, alpha=alpha, method="rdp_upper_thm1",
                       locator=locator)
+
+
+def rdp_upper_remark3(*, alpha: int, epsilon0: float, n: int,
+                      gammas: tuple[float, ...] | None = None) -> Result:
+    """Theorem 1 minimised over Remark 3's split parameter gamma (MATH §6.6).
+
+    Girgis et al. 2021, Remark 3: for every gamma in (0, 1), Theorem 1 holds with
+    nbar = floor((1-gamma)(n-1)/e^eps0) + 1 and E = exp(eps0 alpha - gamma^2 (n-1)/(2 e^eps0));
+    the minimum of valid bounds is valid. Default grid: gamma = 0.05, 0.10, ..., 0.95 (which
+    contains the paper's 1/2, so the result is never above Theorem 1).
+
+    Raises:
+        ParameterError: an argument is outside its domain (gamma outside (0, 1) included).
+    """
+    grid = tuple(round(0.05 * i, 2) for i in range(1, 20)) if gammas is None else gammas
+    if not grid:
+        raise ParameterError("gammas=() is empty; give at least one gamma in (0, 1)")
+    value, gamma = min((rdp_upper_thm1(alpha=alpha, epsilon0=epsilon0, n=n, gamma=gamma).value,
+                        gamma) for gamma in grid)
+    return Result(quantity="renyi", value=value, kind=Kind.UPPER, direction=Direction.MAX,
+                  method="bounds.girgis_2021.rdp_upper_remark3",
+                  source=_source(f"Theorem 1 with Remark 3 (best gamma on the grid: {gamma})"),
+                  order=alpha)
 
 
 def _interpolate(bound, *, alpha: float, epsilon0: float, n: int) -> mpmath.mpf:

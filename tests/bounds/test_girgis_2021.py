@@ -211,3 +211,23 @@ def test_refined_at_one_user_is_binary_rr_of_one_user():
 def test_bad_input_names_the_parameter_and_value(call, bad):
     with pytest.raises(ParameterError, match=bad.replace("(", r"\(")):
         call()
+
+
+@pytest.mark.parametrize("n,epsilon0,alpha", [(1000, 1.0, 8), (10**6, 4.0, 8), (10**5, 0.5, 64),
+                                              (2, 0.1, 2)])
+def test_remark3_best_gamma_between_reverse_and_thm1(n, epsilon0, alpha):
+    best = g.rdp_upper_remark3(alpha=alpha, epsilon0=epsilon0, n=n)
+    assert best.kind is Kind.UPPER and "gamma" in best.source.locator
+    assert g.rdp_lower_reverse(alpha=alpha, epsilon0=epsilon0, n=n).value <= best.value
+    assert best.value <= g.rdp_upper_thm1(alpha=alpha, epsilon0=epsilon0, n=n).value
+    with pytest.raises(ParameterError, match="gamma=0"):
+        g.rdp_upper_remark3(alpha=alpha, epsilon0=epsilon0, n=n, gammas=(0.5, 0))
+
+
+@pytest.mark.parametrize("module", ["girgis_2021", "feldman_2020", "balle_2019",
+                                    "erlingsson_2019", "commands"])
+def test_all_names_exist(module):
+    import importlib
+
+    mod = importlib.import_module(f"accountant.bounds.{module}")
+    assert mod.__all__ and all(hasattr(mod, name) for name in mod.__all__)
