@@ -203,6 +203,31 @@ def _handle(args: argparse.Namespace) -> dict[str, Any]:
                                                    n=args.n, beta=args.beta).to_json()}
 
 
+def _add_smoothness(p: argparse.ArgumentParser) -> None:
+    from accountant.cli import positive_int
+
+    p.add_argument("--n", type=positive_int, required=True)
+    p.add_argument("--gamma", type=float, required=True, help="Bin(n, gamma), gamma <= 1/2")
+    p.add_argument("--a", type=float, required=True, help="eps = log((1+a)/(1-a))")
+    p.add_argument("--k", type=positive_int, default=1)
+
+
+def _handle_smoothness(args: argparse.Namespace) -> dict[str, Any]:
+    # The exact value is a computation on the distribution, not a closed form: imported
+    # here (CLI layer) so that this module keeps depending on numeric/domains/result only.
+    from accountant.protocols.balcer_cheu_smoothness import binomial_smoothness_delta
+
+    closed = lemma_a3_delta(n=args.n, gamma=args.gamma, a=args.a, k=args.k)
+    exact = binomial_smoothness_delta(n=args.n, gamma=args.gamma,
+                                      epsilon=lemma_a3_epsilon(a=args.a), k=args.k)
+    return {"params": {"n": args.n, "gamma": args.gamma, "a": args.a, "k": args.k,
+                       "epsilon": lemma_a3_epsilon(a=args.a)},
+            "delta": closed.to_json(), "delta_exact": exact.to_json()}
+
+
 CLI_BOUNDS = [BoundSpec(name="bc20-zsum", summary="Balcer-Cheu 2020 Theorem 3.1: p and accuracy",
-                        add_arguments=_add, handler=_handle)]
+                        add_arguments=_add, handler=_handle),
+              BoundSpec(name="bc20-smoothness",
+                        summary="Balcer-Cheu 2020 Lemma A.3 beside the exact smoothness",
+                        add_arguments=_add_smoothness, handler=_handle_smoothness)]
 

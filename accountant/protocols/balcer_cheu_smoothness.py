@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from accountant.bounds.balcer_cheu_2020 import CITATION
 from accountant.domains import EPSILON, N_USERS, Interval
 from accountant.errors import ParameterError
 from accountant.numeric.logspace import logsumexp
@@ -32,7 +33,6 @@ from accountant.result import Direction, Kind, Result, Source
 __all__ = ["binomial_smoothness_delta"]
 
 _GAMMA = Interval("gamma", 0.0, 1.0, closed="neither")
-_CITATION = "Balcer, Cheu, ITC 2020, Appendix A (Def. A.1, Lemma A.3)"
 # Ratios within this (log) margin of the threshold are counted in the event: the log-PMF
 # differences carry ~1e-12 absolute error, so counting them keeps delta an upper bound.
 _MARGIN = 1e-9
@@ -71,6 +71,6 @@ def binomial_smoothness_delta(*, n: int, gamma: float, epsilon: float, k: int = 
     return Result(quantity="delta", value=value, kind=Kind.UPPER, direction=Direction.MAX,
                   method="protocols.balcer_cheu_smoothness.binomial_smoothness_delta "
                          "(exact tails, float)",
-                  source=Source(citation=_CITATION, locator="Definition A.1"),
+                  source=Source(citation=CITATION, locator="Appendix A, Definition A.1"),
                   error_budget=value - math.exp(worst) if worst > -math.inf else 0.0,
                   at=float(epsilon))

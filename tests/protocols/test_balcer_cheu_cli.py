@@ -91,3 +91,15 @@ def test_simulate(capsys):
 def test_errors_exit_2_with_one_line(capsys, argv, needle):
     code, _, err = run(capsys, *argv)
     assert code == 2 and err.count("\n") == 1 and needle in err
+
+
+def test_bound_commands(capsys):
+    code, out, _ = run(capsys, "bound", "bc20-zsum", "--n", "1e5", "--epsilon", "1",
+                       "--delta", "1e-6")
+    assert code == 0 and out["accuracy_alpha"]["kind"] == "upper"
+    code, out, _ = run(capsys, "bound", "bc20-smoothness", "--n", "1e4", "--gamma", "0.1",
+                       "--a", "0.2")
+    assert code == 0 and out["delta_exact"]["value"] <= out["delta"]["value"]
+    code, _, err = run(capsys, "bound", "bc20-smoothness", "--n", "100", "--gamma", "0.1",
+                       "--a", "0.1")
+    assert code == 2 and "k <= a*gamma*n/2" in err
