@@ -393,10 +393,13 @@ def pure_epsilon_rays(*, n: int, ones: int, epsilon_prime: float, q: float, s: i
         logs = []
         for law in (law_p, law_q):
             acc = np.full(b0, -np.inf)
-            for beta, k1, lc in zip(law.beta, law.alpha - law.beta, law.log_c, strict=True):
-                off = int(beta) + max(int(k1) - d, 0)
+            offsets = law.beta + np.maximum(law.alpha - law.beta - d, 0)
+            # components with equal offsets on this diagonal share G: add their c_j first
+            # (a scalar log-sum per offset; the error model counts all J terms anyway)
+            for off in np.unique(offsets):
                 if off >= b0:
                     continue
+                lc = logsumexp(law.log_c[offsets == off])
                 np.logaddexp(acc[off:], lc + log_g[:b0 - off], out=acc[off:])
             logs.append(acc)
         lp, lq = logs
