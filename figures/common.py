@@ -13,7 +13,7 @@ import matplotlib
 matplotlib.use("Agg")  # figures are files; no display on CI machines
 import matplotlib.pyplot as plt  # noqa: E402
 
-__all__ = ["FigureSpec", "write_csv", "new_figure", "save_figure"]
+__all__ = ["FigureSpec", "write_csv", "read_csv", "new_figure", "save_figure"]
 
 
 @dataclass(frozen=True)
@@ -34,10 +34,17 @@ class FigureSpec:
     run: Callable[[Path, bool], list[Path]]
 
 
-def write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> Path:
-    """Write rows under a header; floats with full precision (repr)."""
+def write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[Any]],
+              comments: Sequence[str] = ()) -> Path:
+    """Write rows under a header; floats with full precision (repr).
+
+    `comments` are written first, one "# ..." line each (parameter choices, sources, which
+    columns are bounds of which kind); `read_csv` skips them.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="") as fh:
+        for line in comments:
+            fh.write(f"# {line}\n")
         w = csv.writer(fh)
         w.writerow(header)
         for row in rows:
@@ -45,9 +52,11 @@ def write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[Any]]) 
     return path
 
 
-def new_figure(ncols: int = 1, *, width: float = 5.0, height: float = 3.6):
-    fig, axes = plt.subplots(1, ncols, figsize=(width * ncols, height), squeeze=False)
-    return fig, list(axes[0])
+def new_figure(ncols: int = 1, *, width: float = 5.0, height: float = 3.6, nrows: int = 1):
+    """A figure with nrows x ncols panels; the axes come back as one flat list, row-major."""
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows),
+                             squeeze=False)
+    return fig, [ax for row in axes for ax in row]
 
 
 def save_figure(fig, path: Path) -> Path:
@@ -56,3 +65,9 @@ def save_figure(fig, path: Path) -> Path:
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    """Rows of a CSV written by `write_csv`, as dicts (comment lines skipped)."""
+    with path.open(newline="") as fh:
+        return list(csv.DictReader(line for line in fh if not line.startswith("#")))

@@ -1,0 +1,105 @@
+"""Girgis et al., CCS 2021, Figure 2: RDP epsilon(lambda) of the shuffle model versus lambda.
+
+Curves, for a few (n, epsilon0), at integer orders lambda (MATH.md sec. 6):
+- Theorem 1, eq. (6) (upper bound, `girgis_2021.rdp_upper_thm1`);
+- Theorem 2, eq. (9) (upper bound, reconstructed lambda^2 form, `rdp_upper_thm2`);
+- eq. (10), the [EFM+19] bound the paper compares against (low-confidence reconstruction,
+  `erlingsson_2019.rdp_upper_eq10`; a comparison curve, not a certified bound);
+- Theorem 3 (lower bound: binary RR, forward order, `rdp_lower_thm3`);
+- the reverse order of the same binary-RR special pair (`rdp_lower_reverse`, a stronger
+  exact lower bound, MATH 6.10); max(Theorem 3, reverse) is the exact RDP of shuffled binary
+  RR's special pair over both orders, numerically its worst case (MATH 5.2);
+- the refined upper bound: Theorem 4's reduction evaluated exactly (`rdp_upper_refined`,
+  not in the paper, always <= Theorem 1, MATH 6.5).
+
+Parameters: the seed text lost the figure's parameter values. We use n in {10^3, 10^4, 10^6}
+and epsilon0 in {0.5, 1, 2}, the ranges the paper's Section 4 prose discusses (small and
+large LDP parameter; eq. (10) several orders of magnitude loose at larger epsilon0), and
+orders 2..256 on a roughly geometric integer grid.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from accountant.bounds import erlingsson_2019, girgis_2021
+from figures.common import FigureSpec, new_figure, save_figure, write_csv
+
+__all__ = ["FIGURE", "PANELS", "ORDERS", "COLUMNS", "compute", "run"]
+
+PANELS: tuple[tuple[int, float], ...] = ((1000, 0.5), (1000, 2.0), (10**4, 1.0),
+                                         (10**6, 0.5), (10**6, 2.0))
+ORDERS: tuple[int, ...] = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256)
+QUICK_PANELS: tuple[tuple[int, float], ...] = ((1000, 0.5), (1000, 2.0))
+QUICK_ORDERS: tuple[int, ...] = (2, 4, 8, 16, 32, 64)
+
+# column -> (label, library function, kind of the number)
+COLUMNS: dict[str, tuple[str, object, str]] = {
+    "thm1_upper": ("Thm 1 (6)", girgis_2021.rdp_upper_thm1, "upper"),
+    "thm2_upper": ("Thm 2 (9)", girgis_2021.rdp_upper_thm2, "upper"),
+    "eq10_upper": ("eq. (10) [EFM+19]", erlingsson_2019.rdp_upper_eq10,
+                   "claimed upper (reconstruction)"),
+    "refined_upper": ("Thm 4 exact (refined)", girgis_2021.rdp_upper_refined, "upper"),
+    "reverse_lower": ("binary RR, reverse order", girgis_2021.rdp_lower_reverse, "lower"),
+    "thm3_lower": ("Thm 3 (binary RR, forward)", girgis_2021.rdp_lower_thm3, "lower"),
+}
+
+
+def compute(panels=PANELS, orders=ORDERS) -> list[dict[str, float]]:
+    """One row per (n, epsilon0, alpha) with every column of COLUMNS (float values)."""
+    rows = []
+    for n, epsilon0 in panels:
+        for alpha in orders:
+            row: dict[str, float] = {"n": n, "epsilon0": epsilon0, "alpha": alpha}
+            for key, (_, fn, _) in COLUMNS.items():
+                row[key] = float(fn(alpha=alpha, epsilon0=epsilon0, n=n).value)
+            rows.append(row)
+    return rows
+
+
+def _plot(rows: list[dict[str, float]], panels, path: Path) -> Path:
+    ncols = min(3, len(panels))
+    nrows = -(-len(panels) // ncols)
+    fig, axes = new_figure(ncols, nrows=nrows, width=4.4, height=3.4)
+    for ax in axes[len(panels):]:
+        ax.set_visible(False)
+    styles = {"thm1_upper": "-o", "thm2_upper": "-s", "eq10_upper": ":^",
+              "refined_upper": "--", "reverse_lower": "-.", "thm3_lower": "-x"}
+    for ax, (n, epsilon0) in zip(axes, panels, strict=False):
+        sel = [r for r in rows if r["n"] == n and r["epsilon0"] == epsilon0]
+        x = [r["alpha"] for r in sel]
+        for key, (label, _, _) in COLUMNS.items():
+            ax.plot(x, [r[key] for r in sel], styles[key], label=label, markersize=3)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(f"n={n:g}, eps0={epsilon0:g}", fontsize=9)
+        ax.set_xlabel("order lambda")
+        ax.grid(True, which="major", alpha=0.3)
+    for ax in axes[::ncols]:
+        ax.set_ylabel("RDP epsilon(lambda)")
+    axes[0].legend(fontsize=6, loc="upper left")
+    return save_figure(fig, path)
+
+
+def run(out_dir: Path, quick: bool) -> list[Path]:
+    panels = QUICK_PANELS if quick else PANELS
+    orders = QUICK_ORDERS if quick else ORDERS
+    rows = compute(panels, orders)
+    header = ["n", "epsilon0", "alpha", *COLUMNS]
+    comments = [
+        "Girgis et al. CCS 2021 Fig. 2: RDP of the shuffle model vs order (parameters chosen by "
+        "us; the seed text lost the paper's values)",
+        *(f"{k}: {label} [{kind}] = accountant.{fn.__module__.split('accountant.')[-1]}."
+          f"{fn.__name__}" for k, (label, fn, kind) in COLUMNS.items()),
+    ]
+    csv_path = write_csv(out_dir / "girgis_2021_fig2.csv", header,
+                         [[r[h] for h in header] for r in rows], comments)
+    png = _plot(rows, panels, out_dir / "girgis_2021_fig2.png")
+    return [png, csv_path]
+
+
+FIGURE = FigureSpec(
+    name="girgis-fig2", paper="Girgis et al., CCS 2021",
+    what="Fig. 2: RDP eps(lambda) vs lambda: Thm 1, Thm 2, eq. (10), refined Thm 4, "
+         "Thm 3 and reverse-order binary-RR lower bounds",
+    run=run)
