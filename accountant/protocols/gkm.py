@@ -13,6 +13,13 @@ MATH.md sec. 9 restates them with the errata found in the paper:
 The exact view and its certified max-divergence live in `accountant.protocols.gkm_view`;
 this module validates parameters and wires the CLI (`gkm-count`).
 
+What the exact computation shows (tests/protocols/test_gkm.py, benchmarks/bench_gkm.py):
+- at Condition-7-minimal parameters (n = 10, epsilon = 1, epsilon' = 0.5, q = 0.1:
+  s = 8, lam = 59.63) the worst case over datasets is d_inf = 0.499985 (the x1 = 1 vs 0
+  order, approaching epsilon' far out); the other order stays <= 0.478;
+- Condition 7 is sufficient but far from necessary: s = 2, lam = 4 give 0.764 < 1;
+- violating it can break pure DP: s = 1, lam = 1 give 2.03; s = 8, lam = 2 give 4.87.
+
 Example:
     >>> p = gkm_parameters(n=10, epsilon=1.0, epsilon_prime=0.5, q=0.1)
     >>> p.s, round(p.lam, 3)
