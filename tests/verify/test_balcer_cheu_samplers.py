@@ -140,3 +140,17 @@ def test_simulate_summary_reports_the_checks():
     assert out["zero_count_property_every_trial"]
     assert all(r["below_bound"] for r in out["error_quantiles"].values())
     assert out["counts"].shape == (20_000,) and out["literal_counts"].shape == (20,)
+
+
+@pytest.mark.slow
+def test_zero_count_property_literal_1e5_trials():
+    """Theorem 3.1(iii) with the literal message-list protocol, 1e5 trials (n = 20, the
+    paper-independent p = 0.95 so that all-ones noise, c* = 1, happens often)."""
+    rng = np.random.default_rng(10)
+    xs = np.zeros(20, dtype=int)
+    outs = [s.run_zsum(xs, p=0.95, rng=rng)[1] for _ in range(TRIALS)]
+    assert all(v == 0.0 for v in outs)
+    hist_xs = s.hist_dataset([20, 0, 0])
+    hist_outs = np.array([s.run_hist(hist_xs, d=3, p=0.95, rng=rng)[1]
+                          for _ in range(TRIALS // 10)])
+    assert np.all(hist_outs[:, 1:] == 0.0)
