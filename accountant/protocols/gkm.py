@@ -329,7 +329,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--s", type=positive_int, help="copies s (default: Condition 7's least)")
     p.add_argument("--lam", type=float, help="flood lam (default: Condition 7's least)")
     p.add_argument("--ones", type=int, help="ones among the other n-1 users "
-                   "(default: worst case over all counts)")
+                   "(default: worst case over all counts; simulate: all n users hold 1)")
     p.add_argument("--no-check", action="store_true",
                    help="do not require Condition 7 (study violating parameters)")
 

@@ -262,6 +262,14 @@ def test_cli_gkmp20_dp_and_pure(capsys):
     assert status == 0 and out["epsilon"]["value"] < 3.0
 
 
+def test_cli_rdp_orders_are_monotone_up_to_the_max_divergence(capsys):
+    status, out, _ = _run(capsys, ["rdp", "gkm-count", "--n", "10", "--epsilon", "1",
+                                   "--epsilon-prime", "0.5", "--q", "0.1", "--ones", "3",
+                                   "--orders", "2,8,inf"])
+    values = [r["value"] for r in out["renyi"]]
+    assert status == 0 and values[0] <= values[1] <= values[2] <= 1.0
+
+
 def test_cli_errors_exit_2_with_one_line(capsys):
     status, _, err = _run(capsys, ["pure", "gkm-count", "--n", "10", "--epsilon", "1",
                                    "--epsilon-prime", "0.5", "--q", "0.1", "--s", "2"])
