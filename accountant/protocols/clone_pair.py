@@ -228,6 +228,8 @@ def _c_blocks(pair: ClonePair, tail: float, blocks: int) -> tuple[np.ndarray, np
     # walk out from the mean in both directions; each step uses the width at its inner
     # end, so no block is wider than the rule allows
     cuts = {lo, hi + 1}
+    if hi - lo + 1 <= 2 * blocks:  # few values: every c is its own block (exact)
+        cuts.update(range(lo, hi + 1))
     for sign in (1.0, -1.0):
         s_cur = 0.0
         while True:

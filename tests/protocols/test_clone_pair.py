@@ -1,0 +1,110 @@
+"""Clones (FMT20, MATH 7.1) and blanket (MATH 5.4) pairs: per-c closed forms against the
+explicit (c, x) view evaluated by the generic divergence code in mpmath, monotonicity in
+c, symmetry, and the ordering exact binary RR <= blanket <= clones for n from 2 upward."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from accountant.divergence import delta_for_epsilon as view_delta
+from accountant.divergence import epsilon_for_delta as view_epsilon
+from accountant.divergence import renyi_divergence as view_renyi
+from accountant.protocols import binary_rr, clone_pair
+from accountant.result import Kind
+
+PAIRS = {
+    "fmt": lambda n, e0: clone_pair.fmt_clones(n=n, epsilon0=e0),
+    "blanket2": lambda n, e0: clone_pair.blanket_k_rr(n=n, epsilon0=e0, k=2),
+    "blanket5": lambda n, e0: clone_pair.blanket_k_rr(n=n, epsilon0=e0, k=5),
+}
+
+
+@pytest.mark.parametrize("name", PAIRS)
+@pytest.mark.parametrize(("n", "epsilon0"), [(2, 0.5), (9, 2.0), (40, 1.0)])
+def test_delta_bracket_contains_the_explicit_view_value(name, n, epsilon0):
+    pair = PAIRS[name](n, epsilon0)
+    view = clone_pair.view_pair(pair)
+    for eps in (0.0, 0.1, 0.6 * epsilon0):
+        truth = float(view_delta(view, eps).value)
+        res = clone_pair.delta_for_epsilon(pair, epsilon=eps)
+        assert float(res["delta_lower"].value) <= truth * (1 + 1e-12) + 1e-300
+        assert truth <= float(res["delta"].value) * (1 + 1e-12)
+        assert float(res["delta"].value) == pytest.approx(truth, rel=1e-9)
+
+
+@pytest.mark.parametrize("name", PAIRS)
+@pytest.mark.parametrize(("n", "epsilon0"), [(3, 1.0), (30, 0.5), (120, 3.0)])
+def test_epsilon_bracket_contains_the_explicit_view_value(name, n, epsilon0):
+    pair = PAIRS[name](n, epsilon0)
+    truth = float(view_epsilon(clone_pair.view_pair(pair), 1e-4).value)
+    res = clone_pair.epsilon_for_delta(pair, delta=1e-4)
+    assert res["epsilon"].kind is Kind.UPPER and res["epsilon_lower"].kind is Kind.LOWER
+    assert float(res["epsilon_lower"].value) <= truth <= float(res["epsilon"].value)
+    assert float(res["epsilon"].value) == pytest.approx(truth, rel=1e-5)
+
+
+@pytest.mark.parametrize("name", PAIRS)
+@pytest.mark.parametrize("alpha", [1.5, 4, 20.5])
+def test_renyi_bracket_contains_the_explicit_view_value(name, alpha):
+    pair = PAIRS[name](25, 1.5)
+    truth = float(view_renyi(clone_pair.view_pair(pair), alpha).value)
+    res = clone_pair.renyi_divergence(pair, alpha=alpha)
+    assert float(res["renyi_lower"].value) <= truth <= float(res["renyi"].value)
+    assert float(res["renyi"].value) == pytest.approx(truth, rel=1e-6)
+
+
+def test_pair_is_symmetric_in_its_two_orders():
+    view = clone_pair.view_pair(clone_pair.fmt_clones(n=20, epsilon0=1.0))
+    a = view_epsilon(view, 1e-3, direction="P||Q")
+    b = view_epsilon(view, 1e-3, direction="Q||P")
+    assert float(a.value) == pytest.approx(float(b.value), rel=1e-12)
+
+
+def test_per_c_hockey_stick_is_nonincreasing_in_c():
+    # data processing: one more clone adds an independent Bernoulli(1/2) to X
+    pair = clone_pair.fmt_clones(n=10**6, epsilon0=1.0)
+    cs = np.arange(1, 5000, 7)
+    lo, hi = clone_pair.hockey_stick_terms(pair, cs, math.exp(0.05))
+    assert np.all(lo <= hi)
+    assert np.all(np.diff(lo) <= 1e-15) and np.all(np.diff(hi) <= 1e-15)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 7, 10, 16, 25, 40, 64, 100])
+def test_soundness_for_every_small_n_clones_and_blanket_dominate_exact_binary_rr(n):
+    # the published clones scan skips small n (eps ~ 5e-7 at n <= 100 where the truth is
+    # 0.2-0.5); here every n: exact binary RR worst case <= blanket <= clones
+    epsilon0, delta = 0.5, 1e-6
+    exact = binary_rr.epsilon_for_delta(n=n, epsilon0=epsilon0, delta=delta)
+    blanket = clone_pair.epsilon_for_delta(clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0,
+                                                                   k=2), delta=delta)
+    clones = clone_pair.epsilon_for_delta(clone_pair.fmt_clones(n=n, epsilon0=epsilon0),
+                                          delta=delta)
+    # compare certified ends: the truths satisfy exact <= blanket <= clones
+    assert float(exact["epsilon_lower"].value) <= float(blanket["epsilon"].value)
+    assert float(blanket["epsilon_lower"].value) <= float(clones["epsilon"].value)
+    if n <= 100:
+        assert float(exact["epsilon_lower"].value) > 0.19  # nowhere near 5e-7
+
+
+@pytest.mark.parametrize(("n", "epsilon0"), [(10**4, 1.0), (10**6, 4.0), (10**8, 1.0)])
+def test_large_n_bracket_is_tight_and_ordered(n, epsilon0):
+    b = clone_pair.epsilon_for_delta(clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=2),
+                                     delta=1e-6)
+    f = clone_pair.epsilon_for_delta(clone_pair.fmt_clones(n=n, epsilon0=epsilon0),
+                                     delta=1e-6)
+    for r in (b, f):
+        lo, hi = float(r["epsilon_lower"].value), float(r["epsilon"].value)
+        assert 0 < lo <= hi and (hi - lo) / hi < 1e-4
+    assert float(b["epsilon"].value) < float(f["epsilon_lower"].value)
+
+
+def test_invalid_pairs_are_rejected():
+    from accountant.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="k=1"):
+        clone_pair.blanket_k_rr(n=10, epsilon0=1.0, k=1)
+    with pytest.raises(ParameterError, match="n=1"):
+        clone_pair.fmt_clones(n=1, epsilon0=1.0)
