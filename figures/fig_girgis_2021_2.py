@@ -52,7 +52,7 @@ def compute(panels=PANELS, orders=ORDERS) -> list[dict[str, float]]:
         for alpha in orders:
             row: dict[str, float] = {"n": n, "epsilon0": epsilon0, "alpha": alpha}
             for key, (_, fn, _) in COLUMNS.items():
-                row[key] = float(fn(alpha=alpha, epsilon0=epsilon0, n=n).value)
+                row[key] = float(fn(alpha=alpha, epsilon0=epsilon0, n=n))
             rows.append(row)
     return rows
 

@@ -1,0 +1,112 @@
+"""Ghazi, Kumar, Manurangsi (pure-DP binary counting in the shuffle model): Theorem 6 table.
+
+For a grid of (n, epsilon, rho), the Theorem 6 parameters (eps' = eps - 0.01 rho min(eps, 1),
+q, minimal s and lam of Condition 7; `protocols.gkm.theorem6_parameters`), with q as printed
+(q = 0.1 rho Var(DLap(eps))/n) and as corrected (q = 0.1 rho min(1, V)/n, MATH.md 9.5):
+- expected messages per user for x = 0 and x = 1 by the corrected Lemma 12 (exact:
+  (1-q)(2s + x) + 2/(n(e^eps' - 1)) + 2 lam/n), beside the printed Lemma 12 leading terms
+  2s + 1 + lam/n (which drop the factor 2 on lam/n);
+- the exact MSE of the corrected analyzer on the all-ones dataset (Lemma 11, `mse_exact`)
+  against the claimed (1 + rho) Var(DLap(eps)).
+The plot shows MSE / Var(DLap(eps)) versus eps for both choices of q, against 1 + rho.
+
+Privacy of these instances (Lemma 8) is not recomputed here: with Theorem 6's constants lam is
+in the millions and the certified max-divergence takes minutes per instance (see
+`benchmarks/bench_gkm.py`); `shuffle-accountant gkm-count` does it on demand.
+
+Parameters: the paper gives no numeric table; we use n in {10^4, 10^6}, rho = 0.5 and
+eps from 0.05 to 2 (MATH 9.5 names eps = 0.05 and 0.1 at rho = 0.5 as failures of the claim).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from accountant.errors import RegimeError
+from accountant.protocols import gkm
+from figures.common import FigureSpec, new_figure, save_figure, write_csv
+
+__all__ = ["FIGURE", "NS", "EPSILONS", "RHO", "HEADER", "compute", "run"]
+
+NS: tuple[int, ...] = (10**4, 10**6)
+EPSILONS: tuple[float, ...] = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
+RHO = 0.5
+
+HEADER = ["n", "epsilon", "rho", "q_choice", "epsilon_prime", "q", "s", "lam",
+          "messages_x0", "messages_x1", "messages_printed_lemma12", "var_dlap_epsilon",
+          "mse_all_ones", "mse_claim", "mse_ratio", "claim_holds"]
+
+
+def compute(ns=NS, epsilons=EPSILONS, rho: float = RHO) -> list[dict[str, object]]:
+    rows = []
+    for n in ns:
+        for eps in epsilons:
+            for corrected in (False, True):
+                choice = "corrected" if corrected else "printed"
+                row: dict[str, object] = {"n": n, "epsilon": eps, "rho": rho,
+                                          "q_choice": choice}
+                try:
+                    p = gkm.theorem6_parameters(n=n, epsilon=eps, rho=rho,
+                                                corrected_q=corrected)
+                except RegimeError:  # q >= 1: Theorem 6 does not apply at this (n, eps)
+                    rows.append(row | {h: math.nan for h in HEADER if h not in row})
+                    continue
+                v = gkm.dlap_variance(eps)
+                mse = gkm.mse_exact(p, ones=n)
+                row |= {"epsilon_prime": p.epsilon_prime, "q": p.q, "s": p.s, "lam": p.lam,
+                        "messages_x0": gkm.expected_messages(p, x=0),
+                        "messages_x1": gkm.expected_messages(p, x=1),
+                        "messages_printed_lemma12": 2 * p.s + 1 + p.lam / n,
+                        "var_dlap_epsilon": v, "mse_all_ones": mse,
+                        "mse_claim": (1 + rho) * v, "mse_ratio": mse / v,
+                        "claim_holds": mse <= (1 + rho) * v}
+                rows.append(row)
+    return rows
+
+
+def _plot(rows, path: Path) -> Path:
+    fig, axes = new_figure(2, width=4.8, height=3.6)
+    for i, n in enumerate(sorted({r["n"] for r in rows})):
+        for choice, style in (("printed", "-o"), ("corrected", "--s")):
+            sel = [r for r in rows if r["n"] == n and r["q_choice"] == choice]
+            axes[0].plot([r["epsilon"] for r in sel], [r["mse_ratio"] for r in sel], style,
+                         color=f"C{i}", markersize=3, label=f"n={n:g}, q {choice}")
+            if choice == "corrected":
+                axes[1].plot([r["epsilon"] for r in sel], [r["messages_x1"] for r in sel],
+                             style, color=f"C{i}", markersize=3, label=f"n={n:g}")
+    axes[0].axhline(1 + RHO, color="k", linestyle=":", label=f"claim 1+rho={1 + RHO:g}")
+    axes[0].set_xscale("log")
+    axes[0].set_yscale("log")
+    axes[0].set_xlabel("epsilon")
+    axes[0].set_ylabel("MSE(all ones) / Var(DLap(eps))")
+    axes[0].set_title("Theorem 6 MSE claim", fontsize=9)
+    axes[0].legend(fontsize=6)
+    axes[1].set_xscale("log")
+    axes[1].set_yscale("log")
+    axes[1].set_xlabel("epsilon")
+    axes[1].set_ylabel("E[messages per user], x=1")
+    axes[1].set_title("corrected Lemma 12 (rho=0.5)", fontsize=9)
+    axes[1].legend(fontsize=6)
+    for ax in axes:
+        ax.grid(True, alpha=0.3)
+    return save_figure(fig, path)
+
+
+def run(out_dir: Path, quick: bool) -> list[Path]:
+    rows = compute()  # closed forms only: quick mode is the same table
+    csv_path = write_csv(
+        out_dir / "gkm_theorem6.csv", HEADER, [[r[h] for h in HEADER] for r in rows],
+        ["GKM pure-DP counting, Theorem 6 parameters (printed q and corrected q, MATH 9.5); "
+         "messages by the corrected Lemma 12; exact all-ones MSE (Lemma 11) vs (1+rho) "
+         "Var(DLap(eps)); parameter grid chosen by us",
+         "nan row: q >= 1, Theorem 6 does not apply"])
+    png = _plot(rows, out_dir / "gkm_theorem6.png")
+    return [png, csv_path]
+
+
+FIGURE = FigureSpec(
+    name="gkm", paper="Ghazi, Kumar, Manurangsi, pure-DP aggregation in the shuffle model",
+    what="Theorem 6 parameters, expected messages (corrected Lemma 12), exact MSE vs the "
+         "claim for the printed and the corrected q",
+    run=run)

@@ -1,0 +1,118 @@
+"""Girgis et al. 2021 Figs. 3-5 scripts on trimmed grids: values equal direct library calls
+(or hand formulas), and the relations the theory demands hold (lower <= upper, refined <=
+Theorem 1, monotone in the number of rounds)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from accountant.bounds import feldman_2020, girgis_2021
+from accountant.composition import epsilon_cks, epsilon_kov, poisson_subsampled
+from figures import fig_girgis_2021_3 as fig3
+from figures import fig_girgis_2021_4 as fig4
+from figures import fig_girgis_2021_5 as fig5
+from figures import girgis_pipelines as gp
+
+ORDERS = (2, 3, 4, 6, 8, 16, 32, 64, 128)
+
+
+@pytest.fixture(scope="module")
+def fig3_rows():
+    return fig3.compute((10**4,), (0.5, 2.0, 5.0), orders=ORDERS)
+
+
+def test_fig3_theorem1_column_is_lemma1_of_the_theorem1_curve(fig3_rows):
+    for r in fig3_rows:
+        curve = gp.closed_form_curve(girgis_2021.rdp_upper_thm1, n=10**4,
+                                     epsilon0=r["epsilon0"], orders=ORDERS)
+        assert r["thm1_cks"] == epsilon_cks(curve, delta=fig3.DELTA, real_orders=False).value
+        # Lemma 1 by hand at every order, minimised (MATH 2.2)
+        taus = [float(girgis_2021.rdp_upper_thm1(alpha=a, epsilon0=r["epsilon0"],
+                                                 n=10**4).value) for a in ORDERS]
+        by_hand = min(t + math.log((a - 1) / a) - (math.log(fig3.DELTA) + math.log(a)) / (a - 1)
+                      for a, t in zip(ORDERS, taus, strict=True))
+        assert r["thm1_cks"] == pytest.approx(by_hand, rel=1e-12)
+
+
+def test_fig3_orderings_and_regime(fig3_rows):
+    for r in fig3_rows:
+        assert r["refined_cks"] <= r["thm1_cks"]
+        if not math.isnan(r["binary_rr_lower"]):
+            # a true lower bound must sit below every certified upper bound
+            uppers = [r["thm1_cks"], r["refined_cks"], r["fmt_closed_form"]]
+            assert all(r["binary_rr_lower"] <= u for u in uppers if not math.isnan(u))
+        in_regime = r["epsilon0"] <= feldman_2020.max_epsilon0(n=10**4, delta=fig3.DELTA)
+        assert math.isnan(r["fmt_closed_form"]) != in_regime
+        if in_regime:
+            assert r["fmt_closed_form"] == feldman_2020.epsilon_upper(
+                epsilon0=r["epsilon0"], n=10**4, delta=fig3.DELTA).value
+
+
+def test_fig3_paper_lower_pipeline_by_hand(fig3_rows):
+    r = fig3_rows[0]
+    taus = [float(girgis_2021.rdp_lower_thm3(alpha=a, epsilon0=0.5, n=10**4).value)
+            for a in ORDERS]
+    by_hand = min(t + math.log1p(-1 / a) - (math.log(fig3.DELTA) + math.log(a)) / (a - 1)
+                  for a, t in zip(ORDERS, taus, strict=True))
+    assert r["thm3_cks_paper"] == pytest.approx(max(by_hand, 0.0), rel=1e-12)
+
+
+@pytest.fixture(scope="module")
+def fig4_rows():
+    return fig4.compute(((10**6, 0.5),), (1, 10, 100), orders=ORDERS)
+
+
+def test_fig4_composition_equals_library_and_grows_with_rounds(fig4_rows):
+    curve = gp.closed_form_curve(girgis_2021.rdp_upper_thm1, n=10**6, epsilon0=0.5,
+                                 orders=ORDERS)
+    for r in fig4_rows:
+        t = int(r["rounds"])
+        assert r["thm1_rdp"] == epsilon_cks(curve.times(t), delta=fig4.DELTA,
+                                            real_orders=False).value
+        assert r["refined_rdp"] <= r["thm1_rdp"]
+    for key in ("thm1_rdp", "refined_rdp", "eq10_rdp", "fmt_kov", "thm3_paper"):
+        vals = [r[key] for r in fig4_rows]
+        assert np.all(np.diff(vals) > 0), key
+
+
+def test_fig4_fmt_kov_is_the_best_split(fig4_rows):
+    r = fig4_rows[-1]
+    t, delta = int(r["rounds"]), fig4.DELTA
+    candidates = []
+    for split in gp.DELTA_SPLITS:
+        d0 = split * delta / t
+        eps = float(feldman_2020.epsilon_upper(epsilon0=0.5, n=10**6, delta=d0))
+        candidates.append(float(epsilon_kov(epsilon=eps, delta=d0, rounds=t,
+                                            delta_total=delta)))
+    assert r["fmt_kov"] == min(candidates)
+    # optimal composition is never worse than basic composition, T * eps
+    eps1 = float(feldman_2020.epsilon_upper(epsilon0=0.5, n=10**6, delta=0.1 * delta / t))
+    assert r["fmt_kov"] <= t * eps1
+
+
+@pytest.fixture(scope="module")
+def fig5_rows():
+    return fig5.compute(((10**4, 0.5, 0.01),), (1, 100), orders=ORDERS)
+
+
+def test_fig5_refined_below_theorem1_and_library_values(fig5_rows):
+    base = gp.closed_form_curve(girgis_2021.rdp_upper_thm1, n=10**4, epsilon0=0.5,
+                                orders=ORDERS)
+    sub = poisson_subsampled(base, sampling_rate=0.01, max_order=fig5.MAX_ORDER)
+    for r in fig5_rows:
+        # ZW19 is increasing in every eps(l), and refined <= Theorem 1 order by order
+        assert r["refined_zw19"] <= r["thm1_zw19"]
+        assert r["thm1_zw19"] == epsilon_cks(sub.times(int(r["rounds"])), delta=fig5.DELTA,
+                                             real_orders=False).value
+    assert fig5_rows[0]["fmt_lqs12_kov"] < fig5_rows[1]["fmt_lqs12_kov"]
+
+
+def test_lqs12_amplification_by_hand():
+    eps, d = gp.lqs12_subsample(epsilon=1.0, delta=1e-6, rate=0.01)
+    assert eps == pytest.approx(math.log(1 + 0.01 * (math.e - 1)), rel=1e-14)
+    assert d == pytest.approx(1e-8, rel=1e-15)
+    # rate 1 is the identity
+    assert gp.lqs12_subsample(epsilon=0.7, delta=1e-5, rate=1.0) == pytest.approx((0.7, 1e-5))
