@@ -213,3 +213,21 @@ def test_invalid_delta_and_alpha_are_rejected():
         binary_rr.epsilon_for_delta(n=10, epsilon0=1.0, delta=0.0)
     with pytest.raises(ParameterError, match="alpha"):
         binary_rr.renyi_divergence(n=10, epsilon0=1.0, alpha=1.0)
+
+
+def test_special_pair_renyi_many_orders_matches_mpmath_and_single_order_calls():
+    n, epsilon0 = 400, 2.0
+    P, Q = mp_special_pair(n, epsilon0)
+    orders = [1.01, 2, 3.5, 32, 256]
+    rows = binary_rr.special_pair_renyi(n=n, epsilon0=epsilon0, alphas=orders)
+    for alpha, (low, up) in zip(orders, rows, strict=True):
+        truth = max(mp_renyi(P, Q, alpha), mp_renyi(Q, P, alpha))
+        assert float(low.value) <= truth <= float(up.value)
+        assert float(up.value) == pytest.approx(float(truth), rel=1e-9)
+
+
+def test_cascade_sum_is_accurate_under_cancellation():
+    import numpy as np
+
+    x = np.array([1e16, 1.0, -1e16, 3.0, 1e-300] * 1001)
+    assert binary_rr._cascade_sum(x) == pytest.approx(4.0 * 1001, rel=1e-15)
