@@ -10,7 +10,10 @@ scripts of Figs. 3-5.
   it because the paper does, and label it "paper pipeline, not a bound" everywhere.
 - The approximate-DP baseline: [FMT20] closed form per round, optionally Poisson subsampled
   by the approximate-DP amplification lemma ([LQS12]: (eps, delta) -> (log(1 + g(e^eps - 1)),
-  g delta)), composed by the exact optimal composition of [KOV15] (MATH 3.2).
+  g delta)), composed by the exact optimal composition of [KOV15] (MATH 3.2). That
+  amplification lemma is the one for Poisson sampling with add/remove neighbours; like the
+  paper, we apply it to the replace-one guarantee of a shuffle round, so this baseline
+  carries the same neighbouring-relation caveat as the [ZW19] pipeline (MATH 4.1).
 """
 
 from __future__ import annotations
