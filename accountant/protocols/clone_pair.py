@@ -37,11 +37,17 @@ from typing import Any
 
 import numpy as np
 
-from accountant.distributions import binomial, binomial_window
 from accountant.domains import ALPHA, DELTA, EPSILON, EPSILON0, N_USERS
 from accountant.errors import ParameterError
+from accountant.numeric.logspace import logsumexp
 from accountant.numeric.rounding import UNIT_ROUNDOFF
-from accountant.numeric.special import LOG_PMF_ABS_ERROR, LOG_PMF_REL_ERROR, bd0, stirlerr
+from accountant.numeric.special import (
+    LOG_PMF_ABS_ERROR,
+    LOG_PMF_REL_ERROR,
+    bd0,
+    binomial_logpmf,
+    stirlerr,
+)
 from accountant.result import Direction, Kind, Result, Source
 
 __all__ = [
@@ -52,6 +58,7 @@ __all__ = [
     "delta_for_epsilon",
     "epsilon_for_delta",
     "renyi_divergence",
+    "renyi_curve",
     "view_pair",
 ]
 
@@ -206,22 +213,26 @@ def _terms(pair: ClonePair, cs: np.ndarray, gamma: float,
     return np.maximum(lower, 0.0), np.clip(upper, 0.0, 1.0), slope
 
 
-def _c_blocks(pair: ClonePair, tail: float, blocks: int) -> tuple[np.ndarray, np.ndarray,
-                                                                   np.ndarray, float]:
-    """Block starts, ends and masses of C over a certified window, and the mass outside.
+def _c_blocks(pair: ClonePair, tail: float, blocks: int,
+              log_tail: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                     float]:
+    """Block starts, ends and masses of C over a certified window, and log of the mass
+    outside it (below e^log_tail if given, else below tail).
 
     Blocks are narrow where C has most mass: in standardized units s the width grows like
     exp(s^2/4), so that mass x width (the block's share of the bracket) is spread evenly;
-    `blocks` is about how many blocks the window gets.
+    `blocks` is about how many blocks the window gets at E[C] = 4e5, more for smaller
+    E[C] (bracket ~ 1/sqrt(E[C]) per block) and fewer for larger.
     """
+    from accountant.protocols.binary_rr import _log_window
+
     n_other, q = pair.others, pair.clone_probability
     if q >= 1.0:
-        return np.array([n_other]), np.array([n_other]), np.array([1.0]), 0.0
-    lo, hi, cut = binomial_window(n_other, q, tail)
+        return np.array([n_other]), np.array([n_other]), np.array([1.0]), -math.inf
+    lo, hi, log_cut = _log_window(n_other, q, math.log(tail) if log_tail is None
+                                  else log_tail)
     mean, sd = n_other * q, math.sqrt(max(n_other * q * (1 - q), 1e-300))
-    # H_c changes by a relative ~ z^2/2 * (block width)/c across a block, and blocks
-    # span ~ 1/sqrt(c) of c: the block count for a given bracket falls like 1/sqrt(mean)
-    blocks = max(8, min(blocks, math.ceil(blocks * math.sqrt(4e5 / max(mean, 1.0)))))
+    blocks = max(8, min(50 * blocks, math.ceil(blocks * math.sqrt(4e5 / max(mean, 1.0)))))
     s_lo, s_hi = (lo - mean) / sd, (hi + 1 - mean) / sd
     total = _block_integral(s_lo, s_hi)
     h0 = total / max(blocks, 1)
@@ -241,14 +252,13 @@ def _c_blocks(pair: ClonePair, tail: float, blocks: int) -> tuple[np.ndarray, np
     edges = sorted(cuts)
     starts = np.array(edges[:-1], dtype=np.int64)
     ends = np.array(edges[1:], dtype=np.int64) - 1
-    law = binomial(n_other, q, tail=tail)
-    lp = law.values[starts[0] - law.offset[0]: ends[-1] - law.offset[0] + 1]
+    lp = binomial_logpmf(np.arange(starts[0], ends[-1] + 1), n_other, q)
     mx = float(np.max(lp))
     lin = np.exp(lp - mx)
     masses = np.add.reduceat(lin, starts - starts[0]) * math.exp(mx)
     size = int(np.max(ends - starts + 1))
     masses *= 1 + _REL + size * 2 * UNIT_ROUNDOFF  # rounded up; lower ends scale back
-    return starts, ends, masses, float(cut)
+    return starts, ends, masses, log_cut
 
 
 def _block_integral(a: float, b: float) -> float:
@@ -259,7 +269,8 @@ def _block_integral(a: float, b: float) -> float:
 def _delta_pair(pair: ClonePair, gamma: float, tail: float, blocks: int,
                 layout: tuple[Any, ...] | None = None) -> tuple[float, float, float]:
     """(certified lower, certified upper, nominal d upper/d gamma) of H_gamma."""
-    starts, ends, masses, cut = layout or _c_blocks(pair, tail, blocks)
+    starts, ends, masses, log_cut = layout or _c_blocks(pair, tail, blocks)
+    cut = math.exp(log_cut) if log_cut > -745 else 0.0
     both = np.concatenate([starts, ends])
     lo_all, hi_all, slope_all = _terms(pair, both, gamma, None)
     h_hi_start, h_lo_end = hi_all[:starts.size], lo_all[starts.size:]
@@ -370,30 +381,122 @@ def _crossing(f: Any, delta: float, epsilon0: float, rtol: float) -> tuple[float
 
 
 # ------------------------------------------------------------------ Renyi
-def _renyi_moment_terms(pair: ClonePair, cs: np.ndarray, alpha: float,
-                        tail: float) -> tuple[np.ndarray, np.ndarray]:
-    """(lower, upper) of sum_x P_c(x)^alpha Q_c(x)^(1-alpha) for each c (the w* block
-    included). Written with D = Bin(c+1, 1/2) and u = x/(c+1):
-    P_c = 2 D (w u + w'(1-u)), Q_c = 2 D (w' u + w (1-u))."""
-    w, w1, a1 = pair.w, pair.w_prime, alpha - 1.0
-    lo_out, hi_out = np.empty(cs.size), np.empty(cs.size)
-    for i, c in enumerate(np.asarray(cs, dtype=np.int64)):
+def _renyi_excess_terms(pair: ClonePair, cs: np.ndarray,
+                        alphas: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(lower, upper) of E_c(alpha) = sum_x P_c^alpha Q_c^(1-alpha) - 1, shape
+    (len(alphas), len(cs)), and (log lower, log upper) of the moment 1 + E_c for orders
+    where it is huge (NaN elsewhere, and E_c NaN there); the pair is symmetric, so this
+    is both orders.
+
+    With D = Bin(c+1, 1/2) and u = x/(c+1): Q_c = 2 D (w' u + w(1-u)), P_c = 2 D (w u +
+    w'(1-u)), and the w* block has P = Q. E_c = sum_x Q_c expm1(alpha l(x)) + (outside),
+    l = log1p((w-w')(2u-1)/(w' u + w(1-u))) (MATH 0.6: the moment is 1 + tiny). The
+    x-window's outside Q-mass q_out (Chernoff-certified below e^-(alpha eps0 + 60))
+    changes E_c by at most +q_out e^(alpha eps0) or -q_out.
+    """
+    from accountant.protocols.binary_rr import _cascade_sum, _log_window
+
+    w, w1 = pair.w, pair.w_prime
+    a_col = alphas[:, None]
+    log_tail = -(float(np.max(alphas)) * pair.epsilon0 + 60.0)
+    lower = np.empty((alphas.size, cs.size))
+    upper = np.empty((alphas.size, cs.size))
+    log_lo = np.full((alphas.size, cs.size), np.nan)
+    log_up = np.full((alphas.size, cs.size), np.nan)
+    for j, c in enumerate(np.asarray(cs, dtype=np.int64)):
         m = int(c) + 1
-        a, b, cut = binomial_window(m, 0.5, tail) if m > 1 else (0, m, 0.0)
-        x = np.arange(a, b + 1, dtype=float)
+        lo, hi, log_out = _log_window(m, 0.5, log_tail)
+        x = np.arange(lo, hi + 1, dtype=float)
         ld = _half_logpmf(x, np.full(x.shape, float(m)))
-        u = x / m
-        num = w * u + w1 * (1 - u)
-        den = w1 * u + w * (1 - u)
-        log_t = math.log(2.0) + ld + np.log(num) + a1 * (np.log(num) - np.log(den))
-        mx = float(np.max(log_t))
-        s = float(np.sum(np.exp(log_t - mx))) * math.exp(mx)
-        rel = alpha * (_REL + 8 * UNIT_ROUNDOFF) + x.size * 2 * UNIT_ROUNDOFF
-        grid = s + pair.w_star
-        # the window's outside mass (of P) contributes at most mass * e^((alpha-1) eps0)
-        hi_out[i] = grid + s * rel + cut * 2.0 * math.exp(a1 * pair.epsilon0)
-        lo_out[i] = grid - s * rel
-    return lo_out, hi_out
+        den = (w1 * x + w * (m - x)) / m
+        q = 2.0 * np.exp(ld) * den
+        q_rel = np.expm1(LOG_PMF_ABS_ERROR + LOG_PMF_REL_ERROR * np.abs(ld)) \
+            + 8 * UNIT_ROUNDOFF
+        loss = np.log1p((w - w1) * (2.0 * x - m) / (m * den))
+        xl = a_col * loss[None, :]
+        big = np.max(xl, axis=1) > 300.0  # moment far from 1: log-space rows
+        xs = np.minimum(xl, 300.0)
+        term = q[None, :] * np.expm1(xs)
+        err = np.sum(q_rel[None, :] * np.abs(term) + q[None, :] * np.exp(xs) * np.expm1(
+            8 * UNIT_ROUNDOFF * np.abs(xs) + 4 * UNIT_ROUNDOFF) + 4 * UNIT_ROUNDOFF
+            * np.abs(term), axis=1) * (1 + 1e-6)
+        sums = np.array([_cascade_sum(row) for row in term])
+        err = err + 4 * UNIT_ROUNDOFF * np.abs(sums) + 2 * x.size * UNIT_ROUNDOFF ** 2 \
+            * np.sum(np.abs(term), axis=1) + 1e-300
+        q_out = 2.0 * math.exp(log_out) if log_out > -700 else 0.0
+        log_res = log_out + math.log(2.0) + alphas * pair.epsilon0
+        res_up = np.exp(np.minimum(log_res, 700.0))
+        lower[:, j] = np.where(big, np.nan, sums - err - q_out)
+        upper[:, j] = np.where(big, np.nan, sums + err + res_up)
+        # log-space rows: log M_c = logsumexp(log q + alpha l), relative errors only
+        for i in np.flatnonzero(big):
+            with np.errstate(divide="ignore"):
+                t = np.log(q) + xl[i]
+            mx = float(np.max(t))
+            log_m = math.log(float(np.sum(np.exp(t - mx)))) + mx
+            e_log = float(np.max(np.log1p(q_rel) + 8 * UNIT_ROUNDOFF * np.abs(xl[i]))) \
+                + (x.size + 8) * 2 * UNIT_ROUNDOFF
+            log_lo[i, j] = log_m - e_log
+            log_up[i, j] = float(np.logaddexp(log_m + e_log, log_res[i]))
+    return lower, upper, log_lo, log_up
+
+
+def renyi_curve(pair: ClonePair, *, alphas: list[float], blocks: int = 64,
+                tail: float = 1e-40) -> list[tuple[Result, Result]]:
+    """(lower, upper) Results of the pair's Renyi divergence at many real orders > 1.
+
+    E_c(alpha) is nonincreasing in c (data processing), so C-blocks bound it from both
+    sides as for the hockey-stick; C-mass outside the certified window adds at most
+    expm1((alpha-1) eps0) (the largest moment any eps0-bounded ratio allows).
+    """
+    for a in alphas:
+        ALPHA.check(a)
+        if a == math.inf:
+            raise ParameterError("alpha=inf: the pair's max-divergence is epsilon0; use "
+                                 "renyi_divergence")
+    al = np.array([float(a) for a in alphas])
+    starts, ends, masses, log_cut = _c_blocks(
+        pair, tail, blocks, log_tail=min(math.log(tail),
+                                         -(float(np.max(al)) * pair.epsilon0 + 60.0)))
+    # E_c is nonincreasing in c, so block i's lower end may use the next block's start
+    # (<= its own end): one evaluation per block plus the last end
+    points = np.append(starts, ends[-1])
+    lo_pts, hi_pts, log_lo_pts, log_up_pts = _renyi_excess_terms(pair, points, al)
+    hi_start, lo_end = hi_pts[:, :-1], lo_pts[:, 1:]
+    shrink = 1 / (1 + _REL + 4 * UNIT_ROUNDOFF * (ends - starts + 1))
+    m = f"protocols.clone_pair.renyi_divergence({pair.description.get('pair')})"
+    out = []
+    for i, a in enumerate(al):
+        a1 = a - 1.0
+        if np.isnan(hi_start[i]).any() or np.isnan(lo_end[i]).any():
+            # huge moments: combine log M_c over blocks in log space (the C-tail adds at
+            # most its mass times e^((alpha-1) eps0))
+            lu = np.where(np.isnan(log_up_pts[i, :-1]), np.log1p(np.where(
+                np.isnan(hi_start[i]), 0.0, hi_start[i])), log_up_pts[i, :-1])
+            ll = np.where(np.isnan(log_lo_pts[i, 1:]), np.log1p(np.maximum(np.where(
+                np.isnan(lo_end[i]), 0.0, lo_end[i]), 0.0)), log_lo_pts[i, 1:])
+            with np.errstate(divide="ignore"):
+                log_mass = np.log(masses)
+                log_mass_lo = np.log(masses * shrink)
+            top = float(np.logaddexp(logsumexp(log_mass + lu), log_cut + a1
+                                     * pair.epsilon0)) + 1e-12
+            bottom = logsumexp(log_mass_lo + ll) - 1e-12
+            up = min(top / a1 * (1 + 1e-14), pair.epsilon0)
+            low = min(max(bottom / a1 * (1 - 1e-14), 0.0), up)
+        else:
+            up_ex = float(np.sum(masses * hi_start[i])) * (1 + 1e-12) \
+                + math.exp(min(log_cut + a1 * pair.epsilon0, 700.0))
+            lo_ex = float(np.sum(masses * shrink * np.maximum(lo_end[i], 0.0))) \
+                * (1 - 1e-12)
+            up = math.log1p(up_ex) / a1 * (1 + 1e-14) + 1e-300 if math.isfinite(up_ex) \
+                else pair.epsilon0
+            up = min(up, pair.epsilon0)  # D_alpha <= D_inf = eps0 for every order
+            low = min(max(math.log1p(lo_ex) / a1 * (1 - 1e-14), 0.0), up)
+        mk = lambda v, kind, a=a, up=up, low=low: Result(  # noqa: E731
+            quantity="renyi", value=v, kind=kind, direction=Direction.MAX, method=m,
+            source=pair.source, order=float(a), error_budget=max(up - low, 0.0))
+        out.append((mk(low, Kind.LOWER), mk(up, Kind.UPPER)))
+    return out
 
 
 def renyi_divergence(pair: ClonePair, *, alpha: float, blocks: int = 64,
@@ -404,24 +507,13 @@ def renyi_divergence(pair: ClonePair, *, alpha: float, blocks: int = 64,
     Returns {"renyi": UPPER, "renyi_lower": LOWER}.
     """
     ALPHA.check(alpha)
-    m = f"protocols.clone_pair.renyi_divergence({pair.description.get('pair')})"
     if alpha == math.inf:
+        m = f"protocols.clone_pair.renyi_divergence({pair.description.get('pair')})"
         r = Result(quantity="renyi", value=pair.epsilon0, kind=Kind.EXACT,
                    direction=Direction.MAX, method=m, source=pair.source, order=math.inf)
         return {"renyi": r, "renyi_lower": r}
-    starts, ends, masses, cut = _c_blocks(pair, tail, blocks)
-    lo_end, _ = _renyi_moment_terms(pair, ends, alpha, tail)
-    _, hi_start = _renyi_moment_terms(pair, starts, alpha, tail)
-    shrink = 1 / (1 + _REL + 4 * UNIT_ROUNDOFF * (ends - starts + 1))
-    a1 = alpha - 1.0
-    upper_m = math.fsum(masses * hi_start) * (1 + 1e-12) + cut * math.exp(a1 * pair.epsilon0)
-    lower_m = math.fsum(masses * shrink * lo_end) * (1 - 1e-12)
-    up = math.log(upper_m) / a1 * (1 + 1e-14) + 1e-300
-    low = max(math.log(max(lower_m, 1e-300)) / a1 * (1 - 1e-14), 0.0)
-    mk = lambda v, kind: Result(quantity="renyi", value=v, kind=kind,  # noqa: E731
-                                direction=Direction.MAX, method=m, source=pair.source,
-                                order=float(alpha), error_budget=max(up - low, 0.0))
-    return {"renyi": mk(up, Kind.UPPER), "renyi_lower": mk(max(min(low, up), 0.0), Kind.LOWER)}
+    low, up = renyi_curve(pair, alphas=[alpha], blocks=blocks, tail=tail)[0]
+    return {"renyi": up, "renyi_lower": low}
 
 
 # ------------------------------------------------------------------ explicit view (tests)

@@ -108,3 +108,15 @@ def test_invalid_pairs_are_rejected():
         clone_pair.blanket_k_rr(n=10, epsilon0=1.0, k=1)
     with pytest.raises(ParameterError, match="n=1"):
         clone_pair.fmt_clones(n=1, epsilon0=1.0)
+
+
+def test_renyi_curve_brackets_the_explicit_view_at_high_orders():
+    # alpha eps0 = 768: the certified windows must reach far below the float range
+    pair = clone_pair.fmt_clones(n=30, epsilon0=3.0)
+    view = clone_pair.view_pair(pair)
+    orders = [1.25, 16.0, 256.0]
+    for alpha, (low, up) in zip(orders, clone_pair.renyi_curve(pair, alphas=orders),
+                                strict=True):
+        truth = float(view_renyi(view, alpha).value)
+        assert float(low.value) <= truth <= float(up.value) <= 3.0
+        assert float(up.value) == pytest.approx(truth, rel=1e-6)
