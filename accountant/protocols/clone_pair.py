@@ -492,6 +492,7 @@ def renyi_curve(pair: ClonePair, *, alphas: list[float], blocks: int = 64,
                 else pair.epsilon0
             up = min(up, pair.epsilon0)  # D_alpha <= D_inf = eps0 for every order
             low = min(max(math.log1p(lo_ex) / a1 * (1 - 1e-14), 0.0), up)
+        up, low = float(up), float(low)
         mk = lambda v, kind, a=a, up=up, low=low: Result(  # noqa: E731
             quantity="renyi", value=v, kind=kind, direction=Direction.MAX, method=m,
             source=pair.source, order=float(a), error_budget=max(up - low, 0.0))

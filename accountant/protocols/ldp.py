@@ -26,6 +26,7 @@ __all__ = [
     "epsilon_for_delta",
     "delta_for_epsilon",
     "renyi_divergence",
+    "renyi_curve",
     "max_divergence",
     "CLI_SPEC",
 ]
@@ -87,6 +88,17 @@ def renyi_divergence(*, n: int, epsilon0: float, alpha: float) -> dict[str, Resu
     special = binary_rr.renyi_divergence(n=n, epsilon0=epsilon0, alpha=alpha, ones=0)
     return {"renyi": out["renyi"], "renyi_lower": _lower_note(special["renyi_lower"]),
             "renyi_clones_lower": out["renyi_lower"]}
+
+
+def renyi_curve(*, n: int, epsilon0: float,
+                alphas: list[float]) -> list[tuple[Result, Result]]:
+    """(lower, upper) at many real orders > 1 in one pass: upper = the clones pair's
+    certified upper end (valid for every epsilon0-LDP randomizer), lower = the binary-RR
+    special pair's certified lower end (a randomizer of the class). For composition."""
+    n, epsilon0 = _check(n, epsilon0)
+    uppers = clone_pair.renyi_curve(clones_pair(n=n, epsilon0=epsilon0), alphas=alphas)
+    lowers = binary_rr.special_pair_renyi(n=n, epsilon0=epsilon0, alphas=alphas)
+    return [(_lower_note(low), up) for (low, _), (_, up) in zip(lowers, uppers, strict=True)]
 
 
 def max_divergence(*, n: int, epsilon0: float) -> Result:

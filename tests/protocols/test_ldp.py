@@ -43,3 +43,14 @@ def test_delta_for_epsilon_bracket_and_pure():
     assert m.kind is Kind.EXACT and m.value == 1.0
     inf = ldp.renyi_divergence(n=500, epsilon0=1.0, alpha=math.inf)
     assert inf["renyi"].value == 1.0
+
+
+def test_renyi_curve_matches_single_order_calls():
+    orders = [1.5, 3.0, 40.0]
+    rows = ldp.renyi_curve(n=2000, epsilon0=1.0, alphas=orders)
+    for alpha, (low, up) in zip(orders, rows, strict=True):
+        single = ldp.renyi_divergence(n=2000, epsilon0=1.0, alpha=alpha)
+        # windows depend on the largest order asked for, so agreement is to rounding
+        assert float(up.value) == pytest.approx(float(single["renyi"].value), rel=1e-9)
+        assert float(low.value) <= float(up.value)
+        assert low.kind is Kind.LOWER and up.kind is Kind.UPPER
