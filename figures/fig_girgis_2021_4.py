@@ -9,7 +9,11 @@ Curves at fixed total delta (MATH.md 6.12, 3.1-3.2):
 - RDP of the [FMT20] clones pair, evaluated numerically (`protocols.clone_pair`) x T ->
   Lemma 1 (certified upper bound for every epsilon0-LDP randomizer; full mode only);
 - Theorem 3 x T -> Lemma 1, the paper's "lower bound" pipeline (NOT a bound; see
-  `figures.girgis_pipelines`).
+  `figures.girgis_pipelines`);
+- exact shuffled binary RR, special pair (`protocols.binary_rr.view_pair`, ones = 0),
+  composed T times by PLD (`composition.compose_views`, both orders); its optimistic
+  (LOWER) value is a true lower bound on T rounds of shuffled binary RR, hence on the worst
+  case over epsilon0-LDP randomizers: every upper bound must lie above it.
 
 Parameters: the seed text lost the values; the prose mentions T up to 10^4 with n = 10^6 and
 small epsilon0 as the regime where RDP composition wins. We use delta = 1e-5,
@@ -22,14 +26,14 @@ import math
 from pathlib import Path
 
 from accountant.bounds import erlingsson_2019, girgis_2021
-from accountant.composition import RdpCurve, epsilon_cks
+from accountant.composition import RdpCurve, compose_views, epsilon_cks
 from figures import girgis_pipelines as gp
 from figures.common import FigureSpec, new_figure, save_figure, write_csv
 
 try:  # landing in parallel
-    from accountant.protocols import clone_pair
+    from accountant.protocols import binary_rr, clone_pair
 except ImportError:  # pragma: no cover
-    clone_pair = None
+    binary_rr = clone_pair = None
 
 __all__ = ["FIGURE", "DELTA", "PANELS", "ROUNDS", "COLUMNS", "compute", "run"]
 
@@ -48,6 +52,7 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "fmt_kov": ("FMT20 + KOV15", "upper"),
     "clones_rdp": ("FMT20 clones pair RDP, composed", "upper"),
     "thm3_paper": ("Thm 3 RDP, composed (paper; not a bound)", "paper pipeline, not a bound"),
+    "binary_rr_pld_lower": ("binary RR special pair, PLD", "lower"),
 }
 
 
@@ -79,6 +84,8 @@ def compute(panels=PANELS, rounds=ROUNDS, *, delta: float = DELTA, orders=gp.ORD
         extra = clones_curve(n=n, epsilon0=epsilon0) if clones else None
         if extra is not None:
             curves["clones_rdp"] = extra
+        special = (binary_rr.view_pair(n=n, epsilon0=epsilon0, ones=0)
+                   if binary_rr is not None else None)
         lower = [float(girgis_2021.rdp_lower_thm3(alpha=a, epsilon0=epsilon0, n=n))
                  for a in orders]
         for t in rounds:
@@ -90,6 +97,11 @@ def compute(panels=PANELS, rounds=ROUNDS, *, delta: float = DELTA, orders=gp.ORD
             row["fmt_kov"] = gp.fmt_kov_epsilon(n=n, epsilon0=epsilon0, delta=delta, rounds=t)
             row["thm3_paper"] = gp.cks_epsilon_of_values(orders, [t * v for v in lower],
                                                          delta=delta)
+            row["binary_rr_pld_lower"] = math.nan
+            if special is not None:
+                out = compose_views([(special, t)], delta=delta)
+                if out.lower is not None:
+                    row["binary_rr_pld_lower"] = float(out.lower)
             rows.append(row)
     return rows
 
@@ -97,7 +109,7 @@ def compute(panels=PANELS, rounds=ROUNDS, *, delta: float = DELTA, orders=gp.ORD
 def _plot(rows, panels, path: Path) -> Path:
     fig, axes = new_figure(len(panels), width=4.6, height=3.8)
     styles = {"thm1_rdp": "-o", "refined_rdp": "--", "eq10_rdp": ":^", "fmt_kov": "-s",
-              "clones_rdp": "-D", "thm3_paper": "-."}
+              "clones_rdp": "-D", "thm3_paper": "-.", "binary_rr_pld_lower": "-x"}
     for ax, (n, epsilon0) in zip(axes, panels, strict=True):
         sel = [r for r in rows if (r["n"], r["epsilon0"]) == (n, epsilon0)]
         x = [r["rounds"] for r in sel]

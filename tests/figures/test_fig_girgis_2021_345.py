@@ -78,6 +78,15 @@ def test_fig4_composition_equals_library_and_grows_with_rounds(fig4_rows):
         assert np.all(np.diff(vals) > 0), key
 
 
+def test_fig4_exact_binary_rr_lower_bound_below_every_upper_bound(fig4_rows):
+    if all(math.isnan(r["binary_rr_pld_lower"]) for r in fig4_rows):
+        pytest.skip("accountant.protocols.binary_rr not available")
+    for r in fig4_rows:
+        assert r["binary_rr_pld_lower"] > 0
+        for key in ("thm1_rdp", "refined_rdp", "fmt_kov"):
+            assert r["binary_rr_pld_lower"] <= r[key], (key, r)
+
+
 def test_fig4_fmt_kov_is_the_best_split(fig4_rows):
     r = fig4_rows[-1]
     t, delta = int(r["rounds"]), fig4.DELTA
