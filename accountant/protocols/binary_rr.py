@@ -283,6 +283,14 @@ def epsilon_for_delta(*, n: int, epsilon0: float, delta: float,
     """
     n, epsilon0, ones = _check(n, epsilon0, ones)
     DELTA.check(delta)
+    out = _epsilon_for_delta(n, epsilon0, delta, ones)
+    # every pair is epsilon0-DP (max-divergence epsilon0), so epsilon(delta) <= epsilon0
+    return {key: (r.with_(value=min(float(r.value), epsilon0)) if r.kind is Kind.UPPER
+                  else r) for key, r in out.items()}
+
+
+def _epsilon_for_delta(n: int, epsilon0: float, delta: float,
+                       ones: int | None) -> dict[str, Result]:
     if ones is not None:
         view = view_pair(n=n, epsilon0=epsilon0, ones=ones,
                          tail=min(DEFAULT_TAIL, delta * 1e-12))
@@ -310,7 +318,9 @@ def _worst_case_epsilon(n: int, epsilon0: float, delta: float, special_hi: Resul
     """The special pair's upper end if every other count is certified below it, else the
     largest certified upper end over counts whose delta at that epsilon exceeds delta."""
     eps = float(special_hi)
-    rows = worst_case_pairs(n=n, epsilon0=epsilon0, epsilon=eps)
+    # the windows' residual is added to every count's delta: keep it far below delta
+    rows = worst_case_pairs(n=n, epsilon0=epsilon0, epsilon=eps,
+                            tail=max(min(1e-30, delta * 1e-6), 1e-300))
     offenders = [ones for ones, _, hi in rows[1:] if hi > delta]
     best = special_hi
     for ones in offenders:
