@@ -320,7 +320,7 @@ def _worst_case_epsilon(n: int, epsilon0: float, delta: float, special_hi: Resul
     eps = float(special_hi)
     # the windows' residual is added to every count's delta: keep it far below delta
     rows = worst_case_pairs(n=n, epsilon0=epsilon0, epsilon=eps,
-                            tail=max(min(1e-30, delta * 1e-6), 1e-300))
+                            tail=max(min(1e-16, delta * 1e-4), 1e-300))
     offenders = [ones for ones, _, hi in rows[1:] if hi > delta]
     best = special_hi
     for ones in offenders:
