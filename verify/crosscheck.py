@@ -9,8 +9,10 @@ the data are seen; cells with expected count below `min_expected` (5, the usual
 chi-square rule) are pooled, in lexicographic label order (adjacent outcomes for a 1-D
 law), into groups of expected count >= `min_expected`, together with one extra cell for
 everything outside the PMF's grid (expected mass 1 - grid mass). The statistic is the
-likelihood-ratio G = 2 sum_i O_i log(O_i / E_i), compared with chi-square(cells - 1);
-the test fails when the p-value is below `false_alarm`. A sample on an outcome of
+likelihood-ratio G = 2 sum_i O_i log(O_i / E_i), divided by Williams' factor
+q = 1 + (sum_i 1/p_i - 1)/(6 N (cells - 1)) (which removes the O(1/N) bias of G when
+many cells have small expected counts), compared with chi-square(cells - 1); the test
+fails when the p-value is below `false_alarm`. A sample on an outcome of
 probability exactly 0 fails outright (p-value 0): no sampling noise explains it.
 
 False-alarm rate. When the samples really come from the PMF, the test fails with
@@ -50,7 +52,8 @@ class GofResult:
     """Outcome of one goodness-of-fit (or two-sample) test.
 
     Attributes:
-        statistic: the G statistic (inf if a sample hit a probability-0 outcome).
+        statistic: the G statistic after Williams' correction (inf if a sample hit a
+            probability-0 outcome).
         dof: degrees of freedom of the chi-square reference law (pooled cells - 1).
         p_value: chi-square(dof) survival function at `statistic`.
         passed: p_value >= false_alarm.
@@ -225,7 +228,11 @@ def goodness_of_fit(samples: Any, pmf: PMF | Any, *, labels: Any = None,
                          false_alarm=false_alarm, cells=int(exp_g.size), samples=n)
     # renormalise: the float probabilities may sum to 1 -/+ rounding
     exp_g = exp_g * (n / np.sum(exp_g))
-    g = _g_test(obs_g, exp_g)
+    # Williams' correction: E[G] = dof (1 + sum_i (1/p_i - 1)/(6 N dof)) + O(1/N^2), a
+    # bias that matters when many cells have small expected counts (thousands of 2-D
+    # cells of expected count 5-10 gave a 28% false-alarm rate at a nominal 10%).
+    q = 1.0 + (float(np.sum(n / exp_g)) - 1.0) / (6.0 * n * dof)
+    g = _g_test(obs_g, exp_g) / q
     p_value = float(stats.chi2.sf(g, dof))
     return GofResult(statistic=g, dof=int(dof), p_value=p_value, passed=p_value >= false_alarm,
                      false_alarm=false_alarm, cells=int(exp_g.size), samples=n)
@@ -262,7 +269,11 @@ def two_sample_test(samples_a: Any, samples_b: Any, *,
         return GofResult(statistic=0.0, dof=0, p_value=1.0, passed=True,
                          false_alarm=false_alarm, cells=int(oa.size), samples=na)
     col = (oa + ob) / (na + nb)
-    g = _g_test(oa, na * col) + _g_test(ob, nb * col)
+    total = na + nb
+    # Williams' correction for a 2 x cells table (see `goodness_of_fit`).
+    q = 1.0 + ((total * (1.0 / na + 1.0 / nb) - 1.0)
+               * (float(np.sum(1.0 / col)) - 1.0) / (6.0 * total * dof))
+    g = (_g_test(oa, na * col) + _g_test(ob, nb * col)) / q
     p_value = float(stats.chi2.sf(g, dof))
     return GofResult(statistic=g, dof=int(dof), p_value=p_value, passed=p_value >= false_alarm,
                      false_alarm=false_alarm, cells=int(oa.size), samples=na)
