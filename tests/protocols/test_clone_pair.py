@@ -120,3 +120,38 @@ def test_renyi_curve_brackets_the_explicit_view_at_high_orders():
         truth = float(view_renyi(view, alpha).value)
         assert float(low.value) <= truth <= float(up.value) <= 3.0
         assert float(up.value) == pytest.approx(truth, rel=1e-6)
+
+
+def _mp_hockey_stick_c(c: int, gamma: float, w: float, w1: float, dps: int = 40):
+    """H_gamma(P_c||Q_c) by direct summation in mpmath: sum over x >= t of
+    w B(x-1) + w' B(x) - gamma (w' B(x-1) + w B(x)), B = Bin(c, 1/2), with B built by the
+    ratio recurrence from B(t-1) (loggamma), until the terms are below 1e-30 relative."""
+    import mpmath
+
+    with mpmath.workdps(dps):
+        g, w, w1 = mpmath.mpf(gamma), mpmath.mpf(w), mpmath.mpf(w1)
+        ratio = (g * w - w1) / ((w - w1) * (1 + g))
+        t = int(mpmath.floor(ratio * (c + 1))) + 1
+        b_prev = mpmath.exp(mpmath.loggamma(c + 1) - mpmath.loggamma(t) - mpmath.loggamma(
+            c - t + 2) - c * mpmath.log(2))
+        total = mpmath.mpf(0)
+        x = t
+        while x <= c + 1:
+            b_x = b_prev * (c - x + 1) / x if x <= c else mpmath.mpf(0)
+            term = (w - g * w1) * b_prev + (w1 - g * w) * b_x
+            total += term
+            if term < total * mpmath.mpf(10) ** -30:
+                break
+            b_prev = b_x
+            x += 1
+        return total
+
+
+@pytest.mark.parametrize(("c", "epsilon"), [(10**4, 0.02), (10**6, 0.004), (4 * 10**7, 0.0006)])
+def test_per_c_closed_form_matches_direct_mpmath_sum_at_large_c(c, epsilon):
+    # scipy's incomplete beta was off by 1e-7 relative at c = 4e7; this path must not be
+    pair = clone_pair.fmt_clones(n=10**8, epsilon0=1.0)
+    truth = float(_mp_hockey_stick_c(c, math.exp(epsilon), pair.w, pair.w_prime))
+    lo, hi = clone_pair.hockey_stick_terms(pair, np.array([c]), math.exp(epsilon))
+    assert lo[0] <= truth <= hi[0]
+    assert hi[0] == pytest.approx(truth, rel=1e-9)
