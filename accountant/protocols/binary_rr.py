@@ -56,6 +56,7 @@ __all__ = [
     "renyi_divergence",
     "max_divergence",
     "special_pair_renyi",
+    "renyi_curve",
     "EXACT_WORST_CASE_LIMIT",
     "CLI_SPEC",
 ]
@@ -215,8 +216,24 @@ def _pair_linear(n: int, p: float, ones: int, tail: float) -> tuple[np.ndarray, 
     Both PMFs are sums of positive products of certified binomial values, so every entry
     carries a small *relative* error (bounded as in `accountant.pmf.convolve`).
     """
-    la, ta, _ = _fast_window(ones, 1 - p, tail / 2)
-    lb, tb, _ = _fast_window(n - 1 - ones, p, tail / 2)
+    P, Q, rel, log_resid = _pair_linear_log(n, p, ones, math.log(tail))
+    return P, Q, rel, math.exp(log_resid) * (1 + 1e-12) if log_resid > -745 else 0.0
+
+
+def _pair_linear_log(n: int, p: float, ones: int,
+                     log_tail: float) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """`_pair_linear` with windows certified below e^log_tail (any size) and the log of
+    the residual mass (so that residual x e^(alpha eps0) stays certified at high orders)."""
+    parts = []
+    log_out = -math.inf
+    for m, prob in ((ones, 1 - p), (n - 1 - ones, p)):
+        if m == 0:
+            parts.append(np.zeros(1))
+            continue
+        lo, hi, lg = _log_window(m, prob, log_tail - math.log(2.0))
+        parts.append(binomial_logpmf(np.arange(lo, hi + 1), m, prob))
+        log_out = float(np.logaddexp(log_out, lg))
+    la, lb = parts
     ea = np.exp(la)
     eb = np.exp(lb)
     o = np.convolve(ea, eb)
@@ -228,7 +245,7 @@ def _pair_linear(n: int, p: float, ones: int, tail: float) -> tuple[np.ndarray, 
     err_a = float(np.max(log_pmf_error(la)))
     err_b = float(np.max(log_pmf_error(lb)))
     rel = math.expm1(err_a + err_b) + (min(ea.size, eb.size) + 8) * 2 * UNIT_ROUNDOFF
-    return P, Q, rel, ta + tb
+    return P, Q, rel, log_out + 1e-12
 
 
 def _delta_linear(P: np.ndarray, Q: np.ndarray, gamma: float, rel: float,
@@ -515,22 +532,74 @@ def _renyi_lower(view: Any, alpha: float, direction: Any, up: Result) -> Result:
 
 
 def _worst_case_renyi(n: int, epsilon0: float, alpha: float, special: Result) -> Result:
+    best = _worst_case_renyi_many(n, epsilon0, np.array([float(alpha)]))[0]
+    return special if best <= float(special) else special.with_(
+        value=float(best), error_budget=special.error_budget)
+
+
+def _worst_case_renyi_many(n: int, epsilon0: float, alphas: np.ndarray) -> np.ndarray:
+    """Certified upper ends of max over counts 1..(n-1)//2 and both orders of D_alpha
+    (the special pair, count 0, is handled by `special_pair_renyi`).
+
+    Term P (P/Q)^(alpha-1) from linear P, Q of relative error rel: relative error <=
+    (2 alpha - 1) rel plus a few ulps of the exponent; the window's outside mass (<=
+    resid for both laws) adds at most resid e^((alpha-1) eps0).
+    """
     p = flip_probability(epsilon0)
-    a1 = alpha - 1.0
-    best = float(special)
+    a1 = alphas[:, None] - 1.0
+    best = np.zeros(alphas.size)
+    log_tail = -(float(np.max(alphas)) * epsilon0 + 60.0)
     for ones in range(1, (n - 1) // 2 + 1):
-        P, Q, rel, resid = _pair_linear(n, p, ones, 1e-30)
+        P, Q, rel, log_resid = _pair_linear_log(n, p, ones, log_tail)
         keep = (P > 0) & (Q > 0)
         P, Q = P[keep], Q[keep]
-        for a, b in ((P, Q), (Q, P)):
-            moment = math.fsum(a * np.exp(a1 * (np.log(a) - np.log(b))))
-            # relative error of each term <= alpha*rel + (alpha+2) ulps; residual term:
-            # mass <= resid, likelihood ratio <= e^eps0
-            upper = moment * (1 + (alpha + 1) * rel + 8 * a.size * UNIT_ROUNDOFF) \
-                + resid * math.exp(a1 * epsilon0)
-            best = max(best, math.log(upper) / a1)
-    return special if best <= float(special) else special.with_(
-        value=best * (1 + 1e-15), error_budget=special.error_budget)
+        lr = np.log(P) - np.log(Q)
+        for a, sign in ((P, 1.0), (Q, -1.0)):
+            x = a1 * (sign * lr)[None, :]
+            moment = np.sum(a[None, :] * np.exp(x), axis=1)
+            slack = ((2 * alphas + 1) * rel + 8 * UNIT_ROUNDOFF * (1 + np.max(np.abs(x), axis=1))
+                     + 4 * a.size * UNIT_ROUNDOFF)
+            upper = moment * (1 + slack) + np.exp(np.minimum(log_resid + a1[:, 0] * epsilon0,
+                                                             700.0))
+            best = np.maximum(best, np.log(upper) / a1[:, 0] * (1 + 4 * UNIT_ROUNDOFF))
+    return best
+
+
+def renyi_curve(*, n: int, epsilon0: float, alphas: Sequence[float],
+                ones: int | None = None) -> list[tuple[Result, Result]]:
+    """(lower, upper) Renyi divergences at many real orders > 1, maximum over both orders.
+
+    ones=0 or n-1: the special pair's certified bracket (`special_pair_renyi`); another
+    count: that pair's float evaluation (per order, via the generic divergence code);
+    ones=None (the mechanism): lower = the special pair; upper = the maximum over every
+    count for n <= EXACT_WORST_CASE_LIMIT (one scan for all orders), beyond it the blanket
+    pair's certified upper bound over all datasets (MATH 5.4). For composition.
+    """
+    n, epsilon0, ones = _check(n, epsilon0, ones)
+    al = np.array([float(a) for a in alphas])
+    if ones not in (None, 0, n - 1):
+        rows = []
+        for a in al:
+            r = renyi_divergence(n=n, epsilon0=epsilon0, alpha=float(a), ones=ones)
+            rows.append((r["renyi_lower"], r["renyi"]))
+        return rows
+    special = special_pair_renyi(n=n, epsilon0=epsilon0, alphas=list(al))
+    if ones is not None:
+        return special
+    if n <= EXACT_WORST_CASE_LIMIT:
+        scan = _worst_case_renyi_many(n, epsilon0, al)
+        m = f"{_METHOD}.renyi_curve(worst case over all {n} counts)"
+        out = []
+        for (low, up), v in zip(special, scan, strict=True):
+            top = max(float(up.value), float(v))
+            out.append((low.with_(method=m), up.with_(
+                value=top, method=m, error_budget=max(top - float(low.value), 0.0))))
+        return out
+    blanket = clone_pair.renyi_curve(clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=2),
+                                     alphas=list(al))
+    m = f"{_METHOD}.renyi_curve(special pair: lower bound on the mechanism)"
+    return [(low.with_(method=m), up) for (low, _), (_, up) in zip(special, blanket,
+                                                                  strict=True)]
 
 
 def max_divergence(*, n: int, epsilon0: float, ones: int | None = None) -> Result:
@@ -585,11 +654,19 @@ def _dp(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _rdp(args: argparse.Namespace) -> dict[str, Any]:
+    finite = [a for a in args.orders if a != math.inf]
+    for a in args.orders:
+        ALPHA.check(a)
+    curve = iter(renyi_curve(n=args.n, epsilon0=args.epsilon0, alphas=finite, ones=args.ones)
+                 if finite else [])
     rows, lower = [], []
     for alpha in args.orders:
-        res = renyi_divergence(n=args.n, epsilon0=args.epsilon0, alpha=alpha, ones=args.ones)
-        rows.append(res["renyi"].to_json() | {"order": alpha})
-        lower.append(res["renyi_lower"].to_json() | {"order": alpha})
+        if alpha == math.inf:
+            low = up = max_divergence(n=args.n, epsilon0=args.epsilon0, ones=args.ones)
+        else:
+            low, up = next(curve)
+        rows.append(up.to_json() | {"order": alpha})
+        lower.append(low.to_json() | {"order": alpha})
     return {"params": _params(args), "renyi": rows, "renyi_lower": lower}
 
 

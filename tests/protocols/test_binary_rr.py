@@ -243,3 +243,23 @@ def test_tiny_delta_worst_case_stays_fast_and_bracketed_by_the_pure_bound():
     assert float(res["epsilon_lower"].value) <= truth <= float(res["epsilon"].value) <= 1.0
     top = binary_rr.epsilon_for_delta(n=500, epsilon0=1.0, delta=1e-300)
     assert float(top["epsilon"].value) <= 1.0
+
+
+def test_renyi_curve_worst_case_matches_brute_force_over_counts():
+    n, orders = 14, [1.5, 4.0, 30.0]
+    rows = binary_rr.renyi_curve(n=n, epsilon0=1.2, alphas=orders)
+    for alpha, (low, up) in zip(orders, rows, strict=True):
+        brute = max(float(view_renyi(binary_rr.view_pair(n=n, epsilon0=1.2, ones=m,
+                                                         backend="mp", tail=None),
+                                     alpha).value) for m in range(n))
+        assert float(low.value) <= brute * (1 + 1e-12)
+        assert brute <= float(up.value)
+        assert float(up.value) == pytest.approx(brute, rel=1e-8)
+
+
+def test_renyi_curve_beyond_the_limit_brackets_with_the_blanket():
+    rows = binary_rr.renyi_curve(n=10**6, epsilon0=1.0, alphas=[2.0, 64.0])
+    for low, up in rows:
+        assert low.kind is Kind.LOWER and up.kind is Kind.UPPER
+        assert float(low.value) < float(up.value)
+        assert "blanket" in up.method
