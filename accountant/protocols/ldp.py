@@ -136,12 +136,20 @@ def _dp(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _rdp(args: argparse.Namespace) -> dict[str, Any]:
-    rows: dict[str, list[Any]] = {}
+    for a in args.orders:
+        ALPHA.check(a)
+    finite = [a for a in args.orders if a != math.inf]
+    curve = iter(renyi_curve(n=args.n, epsilon0=args.epsilon0, alphas=finite)
+                 if finite else [])
+    rows, lower = [], []
     for alpha in args.orders:
-        res = renyi_divergence(n=args.n, epsilon0=args.epsilon0, alpha=alpha)
-        for key, r in res.items():
-            rows.setdefault(key, []).append(r.to_json() | {"order": alpha})
-    return {"params": _params(args), **rows}
+        if alpha == math.inf:
+            low = up = max_divergence(n=args.n, epsilon0=args.epsilon0)
+        else:
+            low, up = next(curve)
+        rows.append(up.to_json() | {"order": alpha})
+        lower.append(low.to_json() | {"order": alpha})
+    return {"params": _params(args), "renyi": rows, "renyi_lower": lower}
 
 
 def _pure(args: argparse.Namespace) -> dict[str, Any]:
