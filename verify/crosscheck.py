@@ -93,8 +93,29 @@ def _as_rows(samples: Any, ndim: int, name: str) -> np.ndarray:
     return arr
 
 
-def _law(pmf: PMF | Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(probabilities float64 of shape (K,), labels int of shape (K, d)) of the exact law."""
+@dataclass(frozen=True, slots=True)
+class _Law:
+    """The exact law's cells in lexicographic label order: probabilities (float64) and a
+    map from sample rows to cell indices (-1 outside the law's cells)."""
+
+    probs: np.ndarray
+    ndim: int
+    offset: np.ndarray | None = None   # PMF box: cells indexed arithmetically
+    shape: tuple[int, ...] | None = None
+    index: dict[tuple[int, ...], int] | None = None  # labelled arrays
+
+    def cells_of(self, uniq: np.ndarray) -> np.ndarray:
+        if self.shape is not None:
+            rel = uniq - self.offset
+            inside = np.all((rel >= 0) & (rel < np.array(self.shape)), axis=1)
+            out = np.full(uniq.shape[0], -1, dtype=np.int64)
+            if np.any(inside):
+                out[inside] = np.ravel_multi_index(tuple(rel[inside].T), self.shape)
+            return out
+        return np.array([self.index.get(tuple(u), -1) for u in uniq.tolist()], dtype=np.int64)
+
+
+def _law(pmf: PMF | Any, labels: Any) -> _Law:
     if isinstance(pmf, PMF):
         if labels is not None:
             raise ParameterError("labels are taken from the PMF's grid; do not pass labels")
@@ -104,9 +125,9 @@ def _law(pmf: PMF | Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
             probs = np.array([float(mpmath.mpf(v) if not hasattr(v, "numerator")
                                     else v.numerator / v.denominator)
                               for v in pmf.values.ravel()], dtype=float)
-        axes = np.meshgrid(*[pmf.support(a) for a in range(pmf.ndim)], indexing="ij")
-        labs = np.stack([a.ravel() for a in axes], axis=1).astype(np.int64)
-        return probs, labs
+        # row-major order of the box is lexicographic order of the labels
+        return _Law(probs=probs, ndim=pmf.ndim, offset=np.array(pmf.offset, dtype=np.int64),
+                    shape=tuple(pmf.shape))
     probs = np.asarray(pmf, dtype=float).ravel()
     if labels is None:
         labs = np.arange(probs.size, dtype=np.int64)[:, None]
@@ -121,55 +142,48 @@ def _law(pmf: PMF | Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
         raise ParameterError("probabilities must be finite and >= 0")
     if np.unique(labs, axis=0).shape[0] != labs.shape[0]:
         raise ParameterError("labels must be distinct")
-    return probs, labs
+    order = np.lexsort(labs.T[::-1])
+    labs, probs = labs[order], probs[order]
+    return _Law(probs=probs, ndim=labs.shape[1],
+                index={tuple(lab): i for i, lab in enumerate(labs.tolist())})
 
 
-def _counts(rows: np.ndarray, labs: np.ndarray) -> tuple[np.ndarray, int]:
-    """Counts per label and the number of samples on no label."""
-    index = {tuple(lab): i for i, lab in enumerate(labs.tolist())}
+def _counts(rows: np.ndarray, law: _Law) -> tuple[np.ndarray, int]:
+    """Counts per cell of the law and the number of samples on none of its cells."""
     uniq, cnt = np.unique(rows, axis=0, return_counts=True)
-    counts = np.zeros(labs.shape[0], dtype=np.int64)
-    outside = 0
-    for u, c in zip(uniq.tolist(), cnt.tolist(), strict=True):
-        i = index.get(tuple(u))
-        if i is None:
-            outside += c
-        else:
-            counts[i] += c
-    return counts, outside
+    cells = law.cells_of(uniq)
+    inside = cells >= 0
+    counts = np.bincount(cells[inside], weights=cnt[inside], minlength=law.probs.size)
+    return counts.astype(np.int64), int(np.sum(cnt[~inside]))
 
 
 def _pool(expected: np.ndarray, min_expected: float) -> np.ndarray:
-    """Group id per cell: cells with expected >= min_expected alone, the others pooled in
-    order into consecutive groups reaching min_expected (a short last group joins the
-    previous one). The grouping depends on the expected counts only."""
-    groups = np.empty(expected.size, dtype=np.int64)
-    gid = 0
-    acc = 0.0
-    open_group = False
-    last_pooled = -1
-    for i, e in enumerate(expected):
-        if e >= min_expected:
-            groups[i] = gid
-            gid += 1
-            continue
-        if not open_group:
-            current = gid
-            gid += 1
-            open_group = True
-            acc = 0.0
-        groups[i] = current
-        acc += e
-        if acc >= min_expected:
-            open_group = False
-            last_pooled = current
-    if open_group and last_pooled >= 0:
-        groups[groups == current] = last_pooled
-    elif open_group:
-        # every small cell together is still below min_expected: join the smallest big cell
-        big = np.flatnonzero(groups != current)
-        if big.size:
-            groups[groups == current] = groups[big[np.argmin(expected[big])]]
+    """Group id per cell: cells with expected >= min_expected alone; the others pooled in
+    order into consecutive groups, each closed as soon as its expected count reaches
+    min_expected (a short last group joins the previous pooled group, or the smallest
+    single cell if there is none). Depends on the expected counts only."""
+    groups = np.arange(expected.size, dtype=np.int64)
+    small = np.flatnonzero(expected < min_expected)
+    if small.size:
+        cum = np.cumsum(expected[small])
+        ids = np.empty(small.size, dtype=np.int64)
+        start, base, last = 0, 0.0, -1
+        while start < small.size:
+            # first position whose running sum since `start` reaches min_expected
+            end = int(np.searchsorted(cum, base + min_expected, side="left"))
+            if end >= small.size:
+                if last >= 0:
+                    ids[start:] = last
+                else:
+                    big = np.flatnonzero(expected >= min_expected)
+                    ids[start:] = (big[np.argmin(expected[big])] if big.size
+                                   else small[start])
+                break
+            ids[start:end + 1] = small[start]
+            last = small[start]
+            base = cum[end]
+            start = end + 1
+        groups[small] = ids
     _, dense = np.unique(groups, return_inverse=True)
     return dense
 
@@ -202,19 +216,19 @@ def goodness_of_fit(samples: Any, pmf: PMF | Any, *, labels: Any = None,
         ParameterError: malformed samples or law, false_alarm outside (0, 1).
     """
     _check_false_alarm(false_alarm)
-    probs, labs = _law(pmf, labels)
-    rows = _as_rows(samples, labs.shape[1], "samples")
+    law = _law(pmf, labels)
+    probs = law.probs
+    rows = _as_rows(samples, law.ndim, "samples")
     total = float(np.sum(probs))
     if total > 1 + 1e-9:
         raise ParameterError(f"the law's probabilities sum to {total!r} > 1")
     n = rows.shape[0]
-    counts, outside = _counts(rows, labs)
+    counts, outside = _counts(rows, law)
     outside_p = max(0.0, 1.0 - total)
     if np.any(counts[probs == 0] > 0) or (outside > 0 and outside_p == 0.0):
         return GofResult(statistic=math.inf, dof=0, p_value=0.0, passed=False,
                          false_alarm=false_alarm, cells=0, samples=n)
-    order = np.lexsort(labs.T[::-1])
-    keep = order[probs[order] > 0]
+    keep = np.flatnonzero(probs > 0)
     expected = np.append(n * probs[keep], n * outside_p)
     observed = np.append(counts[keep], outside).astype(float)
     if outside_p == 0.0:
@@ -256,9 +270,11 @@ def two_sample_test(samples_a: Any, samples_b: Any, *,
     ndim = 1 if a.ndim == 1 else a.shape[1]
     ra = _as_rows(samples_a, ndim, "samples_a")
     rb = _as_rows(samples_b, ndim, "samples_b")
-    labs = np.unique(np.concatenate([ra, rb]), axis=0)
-    ca, _ = _counts(ra, labs)
-    cb, _ = _counts(rb, labs)
+    labs = np.unique(np.concatenate([ra, rb]), axis=0)  # lexicographic order
+    law = _Law(probs=np.zeros(labs.shape[0]), ndim=ndim,
+               index={tuple(lab): i for i, lab in enumerate(labs.tolist())})
+    ca, _ = _counts(ra, law)
+    cb, _ = _counts(rb, law)
     na, nb = ra.shape[0], rb.shape[0]
     pooled = (ca + cb) / (na + nb)
     groups = _pool(min(na, nb) * pooled, min_expected)
