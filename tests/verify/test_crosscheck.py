@@ -141,8 +141,9 @@ def test_malformed_inputs_are_rejected():
 
 @pytest.mark.slow
 def test_false_alarm_rate_with_thousands_of_sparse_2d_cells():
-    """Regression: without Williams' correction, 2-D tables of ~1700 pooled cells of
-    expected count 5-10 failed 28% of the time at a nominal 10%. 200 runs at 0.1: the
+    """Regression: with the likelihood-ratio G, 2-D tables of ~1700 pooled cells of
+    expected count 5-10 failed 28% of the time at a nominal 10% (Pearson's X^2 is used
+    now). 200 runs at 0.1: the
     failure count is Bin(200, ~0.1); [8, 36] holds with probability > 1 - 1e-4 for a
     true rate of 0.1 and excludes 0.28 (and rates below 0.02)."""
     rng = np.random.default_rng(21)
