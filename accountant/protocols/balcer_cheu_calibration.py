@@ -54,7 +54,9 @@ class Calibration:
         epsilon: its exact epsilon(target_delta) (certified upper bound) <= target_epsilon.
         target_epsilon, target_delta: the target.
         at_support_edge: the search hit p = 1/2 or p = 1 - 2^-53 (see `calibrate`).
-        paper_p: the paper's p for the target (None when outside Theorem 3.1's regime).
+        paper_p: the paper's p for the target (None when outside Theorem 3.1's regime):
+            p(target_epsilon, target_delta) for zsum, p(target_epsilon/2,
+            target_delta/2) for hist (Theorem 3.2(i) doubles both).
         evaluations: number of exact epsilon(delta) evaluations spent.
     """
 
@@ -118,7 +120,10 @@ def calibrate(*, protocol: str, n: int, target_epsilon: float, target_delta: flo
         return float(r), r
 
     try:
-        paper = paper_p(epsilon=target_epsilon, delta=target_delta, n=n)
+        # Fig. 1's p for the target: for hist, Theorem 3.2(i) gives (2 eps, 2 delta) at
+        # p(eps, delta), so the paper reaches the target with p(target/2, delta/2).
+        halve = 2.0 if protocol == "hist" else 1.0
+        paper = paper_p(epsilon=target_epsilon / halve, delta=target_delta / halve, n=n)
     except (RegimeError, ParameterError):
         paper = None
 
