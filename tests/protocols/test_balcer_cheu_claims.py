@@ -21,18 +21,19 @@ from accountant.result import Kind
 # ---------------------------------------------------------------- closed forms
 
 
-def test_theorem_31_alpha_dominates_its_proof_form_at_the_paper_p():
+@pytest.mark.parametrize("n,eps,delta,beta", [(10**4, 1.0, 1e-6, 0.1),
+                                               (10**6, 0.5, 1e-9, 0.01)])
+def test_theorem_31_alpha_dominates_its_proof_form_at_the_paper_p(n, eps, delta, beta):
     """The proof writes alpha = (1-p) + 2 sqrt(p(1-p) log(2/beta)/n) and bounds it by the
     theorem's alpha (p <= 1); so proof form <= theorem form."""
-    for n, eps, delta, beta in ((10**4, 1.0, 1e-6, 0.1), (10**6, 0.5, 1e-9, 0.01)):
-        p = paper.paper_p(epsilon=eps, delta=delta, n=n)
-        thm = paper.accuracy_alpha_thm31(epsilon=eps, delta=delta, n=n, beta=beta)
-        proof = paper.accuracy_alpha_for_p(p=p, n=n, beta=beta)
-        assert thm.kind is Kind.UPPER and proof.value <= thm.value
-        # hand evaluation of the theorem's formula
-        ld, lb = math.log(2 / delta), math.log(2 / beta)
-        assert thm.value == pytest.approx(50 * ld / (eps**2 * n)
-                                          + math.sqrt(200 * ld * lb) / (eps * n), rel=1e-15)
+    p = paper.paper_p(epsilon=eps, delta=delta, n=n)
+    thm = paper.accuracy_alpha_thm31(epsilon=eps, delta=delta, n=n, beta=beta)
+    proof = paper.accuracy_alpha_for_p(p=p, n=n, beta=beta)
+    assert thm.kind is Kind.UPPER and proof.value <= thm.value
+    # hand evaluation of the theorem's formula
+    ld, lb = math.log(2 / delta), math.log(2 / beta)
+    assert thm.value == pytest.approx(50 * ld / (eps**2 * n)
+                                      + math.sqrt(200 * ld * lb) / (eps * n), rel=1e-15)
 
 
 def test_accuracy_regimes():
