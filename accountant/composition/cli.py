@@ -4,9 +4,14 @@
         [--sampling-rate Q] (--at-delta D | --at-epsilon E) [--method rdp|pld|kov|all]
 
 A SPEC is one string:
-- a protocol with its flags, e.g. "binary-rr --n 10000 --epsilon0 1": the module
-  `accountant.protocols.<name>` must expose `view_pair(**flags)` and a `CLI_SPEC` whose
-  `add_arguments` declares the flags (any protocol added later works without editing this);
+- a protocol with its flags, e.g. "binary-rr --n 10000 --epsilon0 1": the protocol module
+  whose `CLI_SPEC.name` matches must expose `view_pair(**flags)` or `special_pair(**flags)`
+  returning a ViewPair (any protocol added later works without editing this). These are the
+  exact views of one neighbouring pair (binary-rr: `--ones`, default the special pair
+  ones=0, numerically the worst case, MATH 5.2; k-rr: the special pair, MATH 5.3), so the
+  composed values are exact for that pair, a mechanism guarantee only if it is the worst;
+- "ldp --n N --epsilon0 E" (when no protocol module is named "ldp"): any eps0-LDP
+  randomizer through the certified clones pair (RDP only);
 - "eps-delta --epsilon E --delta D": a generic (epsilon, delta)-DP mechanism (KOV pair);
 - "girgis-thm1 --n N --epsilon0 E": the RDP curve of Girgis et al. 2021 Thm 1 (integer orders);
 - "rdp-curve:FILE": a JSON RDP curve (`RdpCurve.from_json`).
@@ -35,6 +40,9 @@ from accountant.view import ViewPair
 __all__ = ["register", "Mechanism", "parse_spec", "compose"]
 
 _GIRGIS_ORDERS = tuple(float(a) for a in range(2, 65))
+# Fewer orders for expensive pairs (2-D views, clone mixtures); chords fill in between.
+_SPARSE_ORDERS = (1.1, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 64.0)
+_LARGE_VIEW = 200_000
 
 
 class _SpecParser(argparse.ArgumentParser):
@@ -59,6 +67,8 @@ class Mechanism:
         if self.curve is not None:
             return self.curve
         if self.view is not None:
+            if self.view.size > _LARGE_VIEW and orders == DEFAULT_ORDERS:
+                orders = _SPARSE_ORDERS + (math.inf,)
             return RdpCurve.from_view(self.view, orders)
         if self.delta == 0:
             return RdpCurve.from_pure_dp(self.epsilon, orders)
@@ -115,23 +125,94 @@ def parse_spec(spec: str) -> Mechanism:
     return _protocol_mechanism(spec, name, flags)
 
 
+def _protocol_module(name: str) -> Any:
+    """The protocol module whose CLI_SPEC is called `name` (the CLI's own discovery)."""
+    import pkgutil
+
+    import accountant.protocols as package
+
+    guess = "accountant.protocols." + name.replace("-", "_")
+    candidates = [guess] + [f"accountant.protocols.{m.name}"
+                            for m in pkgutil.iter_modules(package.__path__)
+                            if not m.name.startswith("_") and m.name != "registry"]
+    for module_name in candidates:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError:
+            continue
+        spec = getattr(module, "CLI_SPEC", None)
+        if spec is not None and getattr(spec, "name", None) == name:
+            return module
+    return None
+
+
 def _protocol_mechanism(spec: str, name: str, flags: list[str]) -> Mechanism:
-    module_name = "accountant.protocols." + name.replace("-", "_")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError:
+    module = _protocol_module(name)
+    if module is None and name == "ldp":
+        return _ldp_clones(spec, flags)
+    if module is not None and getattr(module, "renyi_curve", None) is not None and not (
+            getattr(module, "view_pair", None) or getattr(module, "special_pair", None)):
+        return _curve_mechanism(spec, name, module, flags)
+    if module is None:
         raise ParameterError(f"--mechanism protocol={name!r} is unknown (expected a protocol "
-                             f"module, eps-delta, girgis-thm1 or rdp-curve:FILE)") from None
-    cli_spec = getattr(module, "CLI_SPEC", None)
-    make_view = getattr(module, "view_pair", None)
-    if cli_spec is None or make_view is None:
+                             f"with a CLI_SPEC, eps-delta, girgis-thm1 or rdp-curve:FILE)")
+    # the exact neighbouring view: `view_pair(**flags)` (binary-rr) or `special_pair` (k-rr)
+    make_view = getattr(module, "view_pair", None) or getattr(module, "special_pair", None)
+    if make_view is None or any(
+            p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.default is p.empty
+            for p in inspect.signature(make_view).parameters.values()):
         raise ParameterError(f"--mechanism protocol={name!r} has no view pair to compose")
     p = _SpecParser(prog=name, add_help=False)
-    cli_spec.add_arguments(p)
+    module.CLI_SPEC.add_arguments(p)
     args = vars(p.parse_args(flags))
     accepted = inspect.signature(make_view).parameters
     kwargs = {k: v for k, v in args.items() if k in accepted and v is not None}
-    return Mechanism(spec=spec, view=make_view(**kwargs))
+    view = make_view(**kwargs)
+    if not isinstance(view, ViewPair):
+        raise ParameterError(f"--mechanism protocol={name!r} has no view pair to compose")
+    return Mechanism(spec=spec, view=view)
+
+
+def _curve_mechanism(spec: str, name: str, module: Any, flags: list[str]) -> Mechanism:
+    """A protocol given by certified RDP upper bounds only (`renyi_curve(**flags, alphas=)`
+    returning (lower, upper) Results, e.g. ldp's clones pair), plus its max-divergence."""
+    p = _SpecParser(prog=name, add_help=False)
+    module.CLI_SPEC.add_arguments(p)
+    args = vars(p.parse_args(flags))
+    accepted = inspect.signature(module.renyi_curve).parameters
+    kwargs = {k: v for k, v in args.items() if k in accepted and v is not None}
+    rows = module.renyi_curve(alphas=list(_SPARSE_ORDERS), **kwargs)
+    results = [up for _, up in rows]
+    pure = getattr(module, "max_divergence", None)
+    if pure is not None:
+        results.append(pure(**{k: v for k, v in kwargs.items()
+                               if k in inspect.signature(pure).parameters}))
+    label = ", ".join(f"{k}={v}" for k, v in kwargs.items())
+    return Mechanism(spec=spec, curve=RdpCurve.from_results(
+        results, method=f"protocols.{name}.renyi_curve({label}) upper bounds"))
+
+
+def _ldp_clones(spec: str, flags: list[str]) -> Mechanism:
+    """Any eps0-LDP randomizer: the FMT20 clones pair's certified RDP upper bounds
+    (`accountant.protocols.clone_pair`, MATH 7.1) at sparse orders, D_inf <= eps0."""
+    from accountant.cli import positive_int
+    from accountant.protocols import clone_pair
+
+    p = _SpecParser(prog="ldp", add_help=False)
+    p.add_argument("--n", type=positive_int, required=True)
+    p.add_argument("--epsilon0", type=_float, required=True)
+    args = p.parse_args(flags)
+    pair = clone_pair.fmt_clones(n=args.n, epsilon0=args.epsilon0)
+
+    def at(alpha: float) -> Result | float:
+        if math.isinf(alpha):
+            return args.epsilon0  # the shuffled view is a post-processing of eps0-LDP reports
+        return clone_pair.renyi_divergence(pair, alpha=alpha)["renyi"]
+
+    curve = RdpCurve.from_function(at, _SPARSE_ORDERS + (math.inf,),
+                                   method=f"protocols.clone_pair.fmt_clones(n={args.n}, "
+                                          f"epsilon0={args.epsilon0}) renyi upper bounds")
+    return Mechanism(spec=spec, curve=curve)
 
 
 def _rdp_entries(mechanisms: list[Mechanism], rounds: int, sampling_rate: float | None,

@@ -83,3 +83,17 @@ def test_errors_exit_2_with_one_line(capsys, argv, needle):
     status, _, err = _run(capsys, *argv)
     assert status == 2
     assert err.count("\n") == 1 and needle in err
+
+
+def test_k_rr_and_ldp_specs_use_their_protocol_modules(capsys):
+    """k-rr composes its exact special pair; ldp (no view pair) its certified clones
+    curve, which upper-bounds binary RR, itself an eps0-LDP randomizer."""
+    status, out, _ = _run(capsys, "--mechanism", "k-rr --n 300 --epsilon0 1 --k 3",
+                          "--rounds", "5", "--at-delta", "1e-6", "--method", "rdp")
+    assert status == 0 and "k-rr" in out["methods"][0]["name"]
+    ldp = _run(capsys, "--mechanism", "ldp --n 2000 --epsilon0 1", "--rounds", "5",
+               "--at-delta", "1e-6", "--method", "rdp")[1]
+    brr = _run(capsys, "--mechanism", "binary-rr --n 2000 --epsilon0 1", "--rounds", "5",
+               "--at-delta", "1e-6", "--method", "rdp")[1]
+    assert "ldp" in ldp["methods"][0]["name"]
+    assert brr["epsilon"]["value"] <= ldp["epsilon"]["value"]
