@@ -51,15 +51,19 @@ def stirlerr(n: np.ndarray) -> np.ndarray:
     small = (n > 0) & (n <= 15.0)
     ns = n[small]
     out[small] = gammaln(ns + 1.0) - (ns + 0.5) * np.log(ns) + ns - _LOG_SQRT_2PI
-    big = n > 15.0
-    nb = n[big]
-    nn = nb * nb
-    series = np.where(
-        nb > 500, (_S0 - _S1 / nn) / nb,
-        np.where(nb > 80, (_S0 - (_S1 - _S2 / nn) / nn) / nb,
-                 np.where(nb > 35, (_S0 - (_S1 - (_S2 - _S3 / nn) / nn) / nn) / nb,
-                          (_S0 - (_S1 - (_S2 - (_S3 - _S4 / nn) / nn) / nn) / nn) / nb)))
-    out[big] = series
+    # Stirling series, with as many terms as each range needs (masks, not nested np.where,
+    # so that each element pays for its own branch only)
+    for lo, hi, terms in ((500.0, np.inf, 2), (80.0, 500.0, 3), (35.0, 80.0, 4), (15.0, 35.0, 5)):
+        sel = (n > lo) & (n <= hi)
+        if not np.any(sel):
+            continue
+        nb = n[sel]
+        nn = nb * nb
+        coeffs = (_S0, _S1, _S2, _S3, _S4)[:terms]
+        acc = coeffs[-1]
+        for c in coeffs[-2::-1]:
+            acc = c - acc / nn
+        out[sel] = acc / nb
     return out
 
 
@@ -86,23 +90,33 @@ def bd0(x: np.ndarray, m: np.ndarray, diff: np.ndarray | None = None) -> np.ndar
     """
     x, m = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(m, dtype=float))
     d = x - m if diff is None else np.broadcast_to(np.asarray(diff, dtype=float), x.shape)
-    out = np.empty(x.shape)
     near = np.abs(d) < 0.1 * (x + m)
+    if near.all():  # the bulk of a distribution: skip the masked copies
+        return _bd0_series(x, m, d)
+    out = np.empty(x.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
         far = ~near
         xf, mf, df = x[far], m[far], d[far]
         out[far] = np.where(xf > 0, xf * np.log(xf / mf), 0.0) - df
-    xn, mn, dn = x[near], m[near], d[near]
-    v = dn / (xn + mn)
-    s = dn * v
-    ej = 2.0 * xn * v
+    out[near] = _bd0_series(x[near], m[near], d[near])
+    return out
+
+
+def _bd0_series(x: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """bd0 for |x - m| < 0.1 (x + m): 2 x sum_j v^(2j+1)/(2j+1) with v = d/(x+m)."""
+    v = d / (x + m)
+    s = d * v
+    ej = 2.0 * x * v
     v2 = v * v
-    # |v| < 0.1 so each term is at least 100x smaller than the previous: 12 suffice.
+    # |v| < 0.1 so each term is at least 100x smaller than the previous: 12 suffice; stop
+    # earlier once no term can change any sum (in the bulk |v| ~ 1e-3: 3 terms).
     for j in range(1, 13):
         ej = ej * v2
-        s = s + ej / (2 * j + 1)
-    out[near] = s
-    return out
+        term = ej / (2 * j + 1)
+        s = s + term
+        if not np.any(np.abs(term) > 1e-17 * np.abs(s)):
+            break
+    return s
 
 
 def binomial_logpmf(k: np.ndarray, n: float, p: float) -> np.ndarray:
