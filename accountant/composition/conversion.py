@@ -30,7 +30,6 @@ import numpy as np
 
 from accountant.composition.rdp import RdpCurve
 from accountant.domains import DELTA, EPSILON
-from accountant.errors import ParameterError
 from accountant.numeric import rounding
 from accountant.result import Kind, Result, Source
 
@@ -335,7 +334,3 @@ def delta_best(curve: RdpCurve, *, epsilon: float) -> tuple[Result, list[Result]
                delta_optimal(curve, epsilon=epsilon)]
     return min(results, key=lambda r: r.value), results
 
-
-def _check_curve(curve: object) -> None:
-    if not isinstance(curve, RdpCurve):
-        raise ParameterError(f"curve={curve!r} is not an RdpCurve")
