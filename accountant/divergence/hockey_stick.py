@@ -88,11 +88,21 @@ def _delta_float(view: ViewPair, epsilon: float) -> tuple[Any, Any, Any]:
     upper = add_values(exp_up(_log_delta_float(lp_u, loss_u, epsilon, +1)),
                        _up_tail(view.tail_p))
     nominal = exp_up(_log_delta_float(view.p, view.loss, epsilon, 0)) * (1 - ULP_SLACK)
-    lower = None
-    if view.grid_exact:
-        lp_l, loss_l = _pessimistic(view, False)
-        lower = exp_down(_log_delta_float(lp_l, loss_l, epsilon, -1))
+    lp_l, loss_l = _pessimistic(view, False)
+    lower = exp_down(_log_delta_float(lp_l, loss_l, epsilon, -1))
+    if not view.grid_exact:
+        lower = max(0.0, float(lower) - _deficit_allowance(view, epsilon))
     return lower, nominal, upper
+
+
+def _deficit_allowance(view: ViewPair, epsilon: float) -> float:
+    """e^eps tail_q, rounded up: what Q's grid deficit can take off the hockey-stick.
+
+    With grid values that are only lower bounds (p~ <= p, q~ <= q, Q's deficits summing
+    to at most tail_q): H(P||Q) >= sum_grid [p~ - e^eps (q~ + m_q)]_+
+    >= H_grid - e^eps tail_q.
+    """
+    return math.exp(min(epsilon, 700.0)) * float(view.tail_q) * (1 + 1e-12)
 
 
 def _up_tail(t: Any) -> Any:
@@ -165,7 +175,8 @@ def _epsilon_float(view: ViewPair, delta: Any, side: int) -> float:
     """epsilon(delta) for P||Q by the sorted-loss inversion, on a pessimistic pair.
 
     side +1: the least eps with H_upper(eps) <= delta - tail_p (a sound upper bound);
-    side -1: the least eps with H_lower(eps) <= delta (a lower bound; exact grids only);
+    side -1: the least eps with H_lower(eps) <= delta (a lower bound; for grids of lower-bound
+        values, delta is raised by e^E tail_q with E the upper end, see `_deficit_allowance`);
     side 0: the plain float evaluation (for the error budget).
     """
     if side == 0:
@@ -174,6 +185,12 @@ def _epsilon_float(view: ViewPair, delta: Any, side: int) -> float:
         lp, loss = _pessimistic(view, side > 0)
     # delta may be an mpf below float range (1e-400): work with its logarithm
     target = to_mpf(delta) - (to_mpf(view.tail_p) * (1 + 1e-12) if side > 0 else 0)
+    if side < 0 and not view.grid_exact:
+        # only epsilon <= the upper end E matters, and there H >= H_grid - e^E tail_q
+        upper_end = _epsilon_float(view, delta, +1)
+        if not math.isfinite(upper_end):
+            upper_end = float(np.max(np.where(np.isfinite(view.loss), view.loss, 0.0)))
+        target = target + _deficit_allowance(view, upper_end)
     if target <= 0:
         return math.inf
     ok = np.isfinite(lp)
@@ -308,14 +325,13 @@ def epsilon_for_delta(view: ViewPair, delta: Any, *, direction: Direction | str 
 
 def delta_bracket(view: ViewPair, epsilon: float, *,
                   direction: Direction | str = Direction.MAX) -> tuple[Result, Result]:
-    """(lower, upper) Results for delta(epsilon) on a float view with an exact grid."""
+    """(lower, upper) Results for delta(epsilon) (float views; on grids of lower-bound values
+    the lower end subtracts e^eps tail_q, see `_deficit_allowance`)."""
     direction = as_direction(direction)
     EPSILON.check(epsilon)
     if view.backend != "float":
         r = delta_for_epsilon(view, epsilon, direction=direction)
         return r, r
-    if not view.grid_exact:
-        raise ParameterError("delta_bracket needs a view whose grid values are exact")
     sides = [view] if direction is Direction.P_Q else [view.swapped()] \
         if direction is Direction.Q_P else [view, view.swapped()]
     vals = [_delta_float(v, float(epsilon)) for v in sides]
@@ -329,14 +345,13 @@ def delta_bracket(view: ViewPair, epsilon: float, *,
 
 def epsilon_bracket(view: ViewPair, delta: float, *,
                     direction: Direction | str = Direction.MAX) -> tuple[Result, Result]:
-    """(lower, upper) Results for epsilon(delta) on a float view with an exact grid."""
+    """(lower, upper) Results for epsilon(delta) (float views; any grid, see
+    `_epsilon_float`)."""
     direction = as_direction(direction)
     DELTA.check(delta)
     if view.backend != "float":
         r = epsilon_for_delta(view, delta, direction=direction)
         return r, r
-    if not view.grid_exact:
-        raise ParameterError("epsilon_bracket needs a view whose grid values are exact")
     sides = [view] if direction is Direction.P_Q else [view.swapped()] \
         if direction is Direction.Q_P else [view, view.swapped()]
     lo = max(_epsilon_float(v, float(delta), -1) for v in sides)
