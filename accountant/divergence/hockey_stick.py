@@ -323,6 +323,24 @@ def epsilon_for_delta(view: ViewPair, delta: Any, *, direction: Direction | str 
     return over_directions(view, direction, one)
 
 
+def _sides(view: ViewPair, direction: Direction) -> list[ViewPair]:
+    """The orientations a direction asks for (both, for the maximum)."""
+    if direction is Direction.P_Q:
+        return [view]
+    if direction is Direction.Q_P:
+        return [view.swapped()]
+    return [view, view.swapped()]
+
+
+def _bracket(quantity: str, lower: Any, upper: Any, direction: Direction, at: Any,
+             name: str) -> tuple[Result, Result]:
+    def make(value: Any, kind: Kind) -> Result:
+        return Result(quantity=quantity, value=value, kind=kind, direction=direction,
+                      at=float(at), method=f"{_METHOD}.{name}")
+
+    return make(lower, Kind.LOWER), make(upper, Kind.UPPER)
+
+
 def delta_bracket(view: ViewPair, epsilon: float, *,
                   direction: Direction | str = Direction.MAX) -> tuple[Result, Result]:
     """(lower, upper) Results for delta(epsilon) (float views; on grids of lower-bound values
@@ -332,31 +350,22 @@ def delta_bracket(view: ViewPair, epsilon: float, *,
     if view.backend != "float":
         r = delta_for_epsilon(view, epsilon, direction=direction)
         return r, r
-    sides = [view] if direction is Direction.P_Q else [view.swapped()] \
-        if direction is Direction.Q_P else [view, view.swapped()]
-    vals = [_delta_float(v, float(epsilon)) for v in sides]
-    lo = max((v[0] for v in vals), key=to_mpf)
-    hi = max((v[2] for v in vals), key=to_mpf)
-    mk = lambda value, kind: Result(quantity="delta", value=value, kind=kind,  # noqa: E731
-                                    direction=direction, at=float(epsilon),
-                                    method=f"{_METHOD}.delta_bracket")
-    return mk(lo, Kind.LOWER), mk(_clip1(hi), Kind.UPPER)
+    vals = [_delta_float(v, float(epsilon)) for v in _sides(view, direction)]
+    lower = max((v[0] for v in vals), key=to_mpf)
+    upper = max((v[2] for v in vals), key=to_mpf)
+    return _bracket("delta", lower, _clip1(upper), direction, epsilon, "delta_bracket")
 
 
 def epsilon_bracket(view: ViewPair, delta: float, *,
                     direction: Direction | str = Direction.MAX) -> tuple[Result, Result]:
     """(lower, upper) Results for epsilon(delta) (float views; any grid, see
-    `_epsilon_float`)."""
+    `_epsilon_float`; delta may be an mpf below float range)."""
     direction = as_direction(direction)
     DELTA.check(delta)
     if view.backend != "float":
         r = epsilon_for_delta(view, delta, direction=direction)
         return r, r
-    sides = [view] if direction is Direction.P_Q else [view.swapped()] \
-        if direction is Direction.Q_P else [view, view.swapped()]
-    lo = max(_epsilon_float(v, float(delta), -1) for v in sides)
-    hi = max(_epsilon_float(v, float(delta), +1) for v in sides)
-    mk = lambda value, kind: Result(quantity="epsilon", value=value, kind=kind,  # noqa: E731
-                                    direction=direction, at=float(delta),
-                                    method=f"{_METHOD}.epsilon_bracket")
-    return mk(lo, Kind.LOWER), mk(hi, Kind.UPPER)
+    sides = _sides(view, direction)
+    lower = max(_epsilon_float(v, delta, -1) for v in sides)
+    upper = max(_epsilon_float(v, delta, +1) for v in sides)
+    return _bracket("epsilon", lower, upper, direction, delta, "epsilon_bracket")
