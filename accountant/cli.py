@@ -21,6 +21,7 @@ from typing import Any
 from accountant.errors import AccountantError
 from accountant.protocols.registry import (
     COMMAND_MODULES,
+    HANDLER_MODULES,
     PROTOCOL_COMMANDS,
     BoundSpec,
     ProtocolSpec,
@@ -104,14 +105,34 @@ def _common_flags(p: argparse.ArgumentParser, command: str) -> None:
         p.add_argument("--seed", type=int, required=True)
 
 
+def _optional_module(name: str) -> Any:
+    """Import a plug-in module by name, or None when it is not installed."""
+    try:
+        found = importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        found = False
+    return importlib.import_module(name) if found else None
+
+
+def _extra_handlers() -> dict[tuple[str, str], Any]:
+    """Handlers that other packages add to protocols (see HANDLER_MODULES)."""
+    out: dict[tuple[str, str], Any] = {}
+    for name in HANDLER_MODULES:
+        module = _optional_module(name)
+        if module is not None:
+            out.update(module.CLI_HANDLERS)
+    return out
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full parser, with every discovered protocol, bound and command."""
     parser = _Parser(prog="shuffle-accountant",
                      description="Exact and certified privacy accounting for the shuffle model.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     protocols: list[ProtocolSpec] = _discover("accountant.protocols", "CLI_SPEC")
+    extra = _extra_handlers()
     for command in PROTOCOL_COMMANDS:
-        members = [s for s in protocols if command in s.handlers]
+        members = [s for s in protocols if command in s.handlers or (command, s.name) in extra]
         if not members:
             continue
         cp = sub.add_parser(command, help=_COMMAND_HELP[command])
@@ -120,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
             pp = psub.add_parser(spec.name, help=spec.summary)
             spec.add_arguments(pp)
             _common_flags(pp, command)
-            pp.set_defaults(handler=spec.handlers[command])
+            pp.set_defaults(handler=extra.get((command, spec.name)) or spec.handlers[command])
     bounds: list[BoundSpec] = _discover("accountant.bounds", "CLI_BOUNDS")
     if bounds:
         bp = sub.add_parser("bound", help="a paper's closed-form bound")
@@ -131,12 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--json", action="store_true", help="print one JSON object")
             p.set_defaults(handler=b.handler)
     for name in COMMAND_MODULES:
-        try:
-            found = importlib.util.find_spec(name) is not None
-        except ModuleNotFoundError:
-            found = False
-        if found:
-            importlib.import_module(name).register(sub)
+        module = _optional_module(name)
+        if module is not None:
+            module.register(sub)
     return parser
 
 

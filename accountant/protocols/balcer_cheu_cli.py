@@ -6,9 +6,8 @@ Commands: dp, rdp, pure, audit, calibrate, simulate.
   the issue (epsilon in {0.25, 0.5, 1}, delta in {1e-6, 1e-9}, n in {1e4, 1e6}) under
   "rows", with a "summary" of verdicts and looseness factors; with them, one record.
 - `calibrate` needs only --n (and --d): the target is --target-epsilon/--target-delta.
-- `simulate` runs the fast sampler --trials times (and the literal one --literal-trials
-  times) and reports the zero-count property, error quantiles against Theorem 3.1(ii) /
-  3.2(iii), and goodness of fit of the sampled message counts against the exact PMF.
+- `simulate` (and the simulated error that `calibrate` adds) lives in
+  `verify/cli_handlers.py`: the samplers are verify's, and accountant never imports verify.
 """
 
 from __future__ import annotations
@@ -16,12 +15,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from accountant.bounds.balcer_cheu_2020 import (
-    accuracy_alpha_for_p,
-    accuracy_alpha_thm31,
-    simultaneous_alpha_thm32,
-)
-from accountant.errors import ParameterError, RegimeError
+from accountant.errors import ParameterError
 from accountant.protocols.balcer_cheu import (
     BalcerCheuParameters,
     hist_delta,
@@ -38,7 +32,7 @@ from accountant.protocols.balcer_cheu_audit import audit_hist, audit_table, audi
 from accountant.protocols.balcer_cheu_calibration import accuracy_summary, calibrate
 from accountant.protocols.registry import ProtocolSpec
 
-__all__ = ["CLI_SPEC"]
+__all__ = ["CLI_SPEC", "parameters_from_args"]
 
 
 def _add_common(p: argparse.ArgumentParser, hist: bool) -> None:
@@ -58,7 +52,7 @@ def _add_common(p: argparse.ArgumentParser, hist: bool) -> None:
                    help="simulate only: runs of the literal (message-list) protocol")
 
 
-def _params(args: argparse.Namespace, hist: bool) -> BalcerCheuParameters:
+def parameters_from_args(args: argparse.Namespace, hist: bool) -> BalcerCheuParameters:
     if args.n is None:
         raise ParameterError("--n is required (number of users)")
     if hist:
@@ -71,7 +65,7 @@ def _params(args: argparse.Namespace, hist: bool) -> BalcerCheuParameters:
 
 def _dp(hist: bool) -> Any:
     def handle(args: argparse.Namespace) -> dict[str, Any]:
-        params = _params(args, hist)
+        params = parameters_from_args(args, hist)
         out: dict[str, Any] = {"params": params.to_json()}
         if hist and args.backend != "float":
             raise ParameterError(f"backend={args.backend!r} is not available for bc-hist "
@@ -99,7 +93,7 @@ def _dp(hist: bool) -> Any:
 
 def _rdp(hist: bool) -> Any:
     def handle(args: argparse.Namespace) -> dict[str, Any]:
-        params = _params(args, hist)
+        params = parameters_from_args(args, hist)
         return {"params": params.to_json(),
                 "renyi": [renyi_divergence(params, a).to_json() | {"order": a}
                           for a in args.orders]}
@@ -108,7 +102,7 @@ def _rdp(hist: bool) -> Any:
 
 def _pure(hist: bool) -> Any:
     def handle(args: argparse.Namespace) -> dict[str, Any]:
-        params = _params(args, hist)
+        params = parameters_from_args(args, hist)
         return {"params": params.to_json(), "max_divergence": max_divergence(params).to_json()}
     return handle
 
@@ -147,72 +141,8 @@ def _calibrate(hist: bool) -> Any:
         acc = accuracy_summary(c.params, paper=c.paper_p, beta=0.01,
                                epsilon=args.target_epsilon / halve,
                                delta=args.target_delta / halve)
-        # The simulated error at each p: the fast sampler of verify/ (CLI layer only),
-        # 20000 seeded trials, empirical 0.99 quantile of |output - ones/n| (zsum) or of
-        # the simultaneous error (hist).
-        from verify.samplers.balcer_cheu import simulate_summary
-
-        for key in ("calibrated", "paper"):
-            if key in acc:
-                sim = simulate_summary(protocol="hist" if hist else "zsum", n=c.params.n,
-                                       p=acc[key]["p"], trials=20_000, seed=0, d=c.params.d,
-                                       ones=acc["ones"])
-                acc[key]["simulated_error_quantile"] = \
-                    sim["error_quantiles"]["0.01"]["empirical_error_quantile"]
-                acc[key]["simulated_trials"] = 20_000
         acc["exact_error_kind"] = "one value's |output - count/n| (zsum analyzer)"
-        acc["simulated_error_kind"] = sim["error_kind"]
         out["accuracy"] = acc
-        return out
-    return handle
-
-
-def _simulate(hist: bool) -> Any:
-    def handle(args: argparse.Namespace) -> dict[str, Any]:
-        # verify/ is the independent implementation: imported by the CLI layer only.
-        from accountant.distributions import binomial
-        from accountant.pmf import product, shift
-        from verify.crosscheck import goodness_of_fit, two_sample_test
-        from verify.samplers.balcer_cheu import simulate_summary
-
-        params = _params(args, hist)
-        n = params.n
-        ones = n // 2 if args.ones is None else args.ones
-        if not 0 <= ones <= n:
-            raise ParameterError(f"ones={ones} is outside [0, {n}]")
-        alphas = {}
-        for beta in (0.1, 0.01):
-            try:
-                if params.epsilon is not None:
-                    f = simultaneous_alpha_thm32 if hist else accuracy_alpha_thm31
-                    alphas[beta] = float(f(epsilon=params.epsilon, delta=params.delta, n=n,
-                                           beta=beta))
-                else:
-                    alphas[beta] = float(accuracy_alpha_for_p(p=params.p, n=n,
-                                                             beta=beta / n if hist else beta))
-            except RegimeError:
-                pass
-        literal = args.literal_trials if n * (params.d or 1) * args.literal_trials <= 5e6 else 0
-        s = simulate_summary(protocol="hist" if hist else "zsum", n=n, p=params.p,
-                             trials=args.trials, seed=args.seed, d=params.d, ones=ones,
-                             alphas=alphas, literal_trials=literal)
-        base = binomial(n, params.p, tail=1e-12)
-        exact = (product(shift(base, ones), shift(base, n - ones)) if hist
-                 else shift(base, ones))
-        counts = s.pop("counts")
-        lit = s.pop("literal_counts", None)
-        gof = goodness_of_fit(counts, exact)
-        out = {"params": params.to_json(), "simulation": s,
-               "goodness_of_fit": {"statistic": gof.statistic, "dof": gof.dof,
-                                   "p_value": gof.p_value, "passed": gof.passed,
-                                   "false_alarm": gof.false_alarm,
-                                   "against": "exact PMF of the message counts"}}
-        if lit is not None:
-            t = two_sample_test(lit, counts)
-            out["literal_vs_fast"] = {"literal_trials": literal, "p_value": t.p_value,
-                                      "passed": t.passed, "false_alarm": t.false_alarm}
-        elif args.literal_trials:
-            out["literal_vs_fast"] = {"skipped": "n * d * literal_trials > 5e6"}
         return out
     return handle
 
@@ -224,8 +154,7 @@ def _spec(hist: bool) -> ProtocolSpec:
                  else "Balcer-Cheu zero-sum binary counting (Fig. 1)"),
         add_arguments=lambda p: _add_common(p, hist),
         handlers={"dp": _dp(hist), "rdp": _rdp(hist), "pure": _pure(hist),
-                  "audit": _audit(hist), "calibrate": _calibrate(hist),
-                  "simulate": _simulate(hist)})
+                  "audit": _audit(hist), "calibrate": _calibrate(hist)})
 
 
 CLI_SPEC = [_spec(False), _spec(True)]

@@ -444,24 +444,11 @@ def handle_audit(args: argparse.Namespace) -> dict:
     return out
 
 
-def handle_simulate(args: argparse.Namespace, params: GkmParameters | None = None) -> dict:
-    """Run the protocol (vectorized per-user draws) and compare with the exact values."""
-    # verify/ is the independent implementation; imported here only (CLI layer), never by
-    # the library itself.
-    from verify.samplers.gkm import simulate_summary
-
-    params = params or parameters_from_args(args)
-    ones_total = params.n if args.ones is None else int(args.ones) + 1
-    return {"params": params.to_json(),
-            "simulation": simulate_summary(params, ones=ones_total, trials=args.trials,
-                                           seed=args.seed)}
-
-
 CLI_SPEC = ProtocolSpec(
     name="gkm-count",
     summary="Ghazi-Kumar-Manurangsi pure-DP binary counting (correlated noise)",
     add_arguments=add_arguments,
     handlers={"pure": handle_pure, "dp": handle_dp, "rdp": handle_rdp,
-              "audit": handle_audit, "simulate": handle_simulate},
+              "audit": handle_audit},
 )
 

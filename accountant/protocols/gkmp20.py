@@ -55,30 +55,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "(default: worst case over all counts)")
 
 
-def _params(args: argparse.Namespace) -> gkm.GkmParameters:
+def parameters_from_args(args: argparse.Namespace) -> gkm.GkmParameters:
     return gkmp20_parameters(n=args.n, epsilon_prime=args.epsilon_prime, lam=args.lam)
 
 
 def handle_pure(args: argparse.Namespace) -> dict:
-    return gkm.handle_pure(args, _params(args))
+    return gkm.handle_pure(args, parameters_from_args(args))
 
 
 def handle_dp(args: argparse.Namespace) -> dict:
-    return gkm.handle_dp(args, _params(args))
+    return gkm.handle_dp(args, parameters_from_args(args))
 
 
 def handle_rdp(args: argparse.Namespace) -> dict:
-    return gkm.handle_rdp(args, _params(args))
-
-
-def handle_simulate(args: argparse.Namespace) -> dict:
-    return gkm.handle_simulate(args, _params(args))
+    return gkm.handle_rdp(args, parameters_from_args(args))
 
 
 def handle_audit(args: argparse.Namespace) -> dict:
     """GKM's claim (Sec. 1.2, MATH.md 9.6) that GKMP20 is not epsilon-DP for any finite
     epsilon: claimed max-divergence +inf against the computed one."""
-    params = _params(args)
+    params = parameters_from_args(args)
     gkm.check_box_budget(params, args.ones)
     lowers, uppers = [], []
     for k in gkm.ones_range(params, args.ones):
@@ -106,5 +102,5 @@ CLI_SPEC = ProtocolSpec(
     summary="GKMP20 counting: deterministic input step (not pure-DP; finite (eps, delta))",
     add_arguments=add_arguments,
     handlers={"pure": handle_pure, "dp": handle_dp, "rdp": handle_rdp,
-              "audit": handle_audit, "simulate": handle_simulate},
+              "audit": handle_audit},
 )

@@ -1,6 +1,7 @@
 """How protocol and bound modules plug into the command line (CLI.md), without editing cli.py.
 
-A protocol module in `accountant.protocols` exposes `CLI_SPEC = ProtocolSpec(...)`; a bound
+A protocol module in `accountant.protocols` exposes `CLI_SPEC = ProtocolSpec(...)` (modules
+named in `HANDLER_MODULES` may add handlers to it); a bound
 module in `accountant.bounds` exposes `CLI_BOUNDS = [BoundSpec(...), ...]`; a module named
 in `COMMAND_MODULES` exposes `register(subparsers)` for a top-level command (compose,
 reproduce). `accountant.cli` discovers them all at start-up.
@@ -17,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ProtocolSpec", "BoundSpec", "Handler", "COMMAND_MODULES", "PROTOCOL_COMMANDS"]
+__all__ = ["ProtocolSpec", "BoundSpec", "Handler", "COMMAND_MODULES", "HANDLER_MODULES",
+           "PROTOCOL_COMMANDS"]
 
 Handler = Callable[[argparse.Namespace], dict[str, Any]]
 
@@ -26,6 +28,11 @@ PROTOCOL_COMMANDS = ("dp", "rdp", "pure", "audit", "calibrate", "simulate")
 
 # Modules that add top-level commands; a missing module simply leaves its command out.
 COMMAND_MODULES = ("accountant.composition.cli", "figures.reproduce")
+
+# Modules outside `accountant` that add handlers to protocols (`CLI_HANDLERS`, a dict
+# {(command, protocol name): handler}): `simulate` needs verify's samplers, and accountant
+# never imports verify; the CLI looks these up by name, as it does COMMAND_MODULES.
+HANDLER_MODULES = ("verify.cli_handlers",)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,120 @@
+"""Command-line handlers that run the literal protocols (`simulate`, and the simulated
+error that `calibrate` reports): they need `verify.samplers`, and `accountant` never
+imports `verify`, so they live here. `accountant.cli` finds this module by name
+(`HANDLER_MODULES` in `accountant.protocols.registry`) and adds `CLI_HANDLERS` to the
+protocols' own handlers.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from accountant.bounds.balcer_cheu_2020 import (
+    accuracy_alpha_for_p,
+    accuracy_alpha_thm31,
+    simultaneous_alpha_thm32,
+)
+from accountant.distributions import binomial
+from accountant.errors import ParameterError, RegimeError
+from accountant.pmf import product, shift
+from accountant.protocols import balcer_cheu_cli as bc_cli
+from accountant.protocols import gkm, gkmp20
+from accountant.protocols.registry import Handler
+from verify.crosscheck import goodness_of_fit, two_sample_test
+from verify.samplers import balcer_cheu as bc_sampler
+from verify.samplers import gkm as gkm_sampler
+
+__all__ = ["CLI_HANDLERS"]
+
+simulate_summary = bc_sampler.simulate_summary
+
+
+def _bc_simulate(hist: bool) -> Handler:
+    def handle(args: argparse.Namespace) -> dict[str, Any]:
+        params = bc_cli.parameters_from_args(args, hist)
+        n = params.n
+        ones = n // 2 if args.ones is None else args.ones
+        if not 0 <= ones <= n:
+            raise ParameterError(f"ones={ones} is outside [0, {n}]")
+        alphas = {}
+        for beta in (0.1, 0.01):
+            try:
+                if params.epsilon is not None:
+                    f = simultaneous_alpha_thm32 if hist else accuracy_alpha_thm31
+                    alphas[beta] = float(f(epsilon=params.epsilon, delta=params.delta, n=n,
+                                           beta=beta))
+                else:
+                    alphas[beta] = float(accuracy_alpha_for_p(p=params.p, n=n,
+                                                             beta=beta / n if hist else beta))
+            except RegimeError:
+                pass
+        literal = args.literal_trials if n * (params.d or 1) * args.literal_trials <= 5e6 else 0
+        s = simulate_summary(protocol="hist" if hist else "zsum", n=n, p=params.p,
+                             trials=args.trials, seed=args.seed, d=params.d, ones=ones,
+                             alphas=alphas, literal_trials=literal)
+        base = binomial(n, params.p, tail=1e-12)
+        exact = (product(shift(base, ones), shift(base, n - ones)) if hist
+                 else shift(base, ones))
+        counts = s.pop("counts")
+        lit = s.pop("literal_counts", None)
+        gof = goodness_of_fit(counts, exact)
+        out = {"params": params.to_json(), "simulation": s,
+               "goodness_of_fit": {"statistic": gof.statistic, "dof": gof.dof,
+                                   "p_value": gof.p_value, "passed": gof.passed,
+                                   "false_alarm": gof.false_alarm,
+                                   "against": "exact PMF of the message counts"}}
+        if lit is not None:
+            t = two_sample_test(lit, counts)
+            out["literal_vs_fast"] = {"literal_trials": literal, "p_value": t.p_value,
+                                      "passed": t.passed, "false_alarm": t.false_alarm}
+        elif args.literal_trials:
+            out["literal_vs_fast"] = {"skipped": "n * d * literal_trials > 5e6"}
+        return out
+    return handle
+
+
+def _bc_calibrate(hist: bool) -> Handler:
+    """The library's calibration plus, at each p, the simulated error: the fast sampler,
+    20000 seeded trials, empirical 0.99 quantile of |output - ones/n| (zsum) or of the
+    simultaneous error (hist)."""
+    exact_handler = bc_cli.CLI_SPEC[1 if hist else 0].handlers["calibrate"]
+
+    def handle(args: argparse.Namespace) -> dict[str, Any]:
+        out = exact_handler(args)
+        acc = out["accuracy"]
+        sim: dict[str, Any] = {}
+        for key in ("calibrated", "paper"):
+            if key in acc:
+                sim = simulate_summary(protocol="hist" if hist else "zsum", n=args.n,
+                                       p=acc[key]["p"], trials=20_000, seed=0,
+                                       d=args.d if hist else None, ones=acc["ones"])
+                acc[key]["simulated_error_quantile"] = \
+                    sim["error_quantiles"]["0.01"]["empirical_error_quantile"]
+                acc[key]["simulated_trials"] = 20_000
+        if sim:
+            acc["simulated_error_kind"] = sim["error_kind"]
+        return out
+    return handle
+
+
+def _gkm_simulate(params_from: Any) -> Handler:
+    """Run the protocol (vectorized per-user draws) and compare with the exact values."""
+    def handle(args: argparse.Namespace) -> dict[str, Any]:
+        params = params_from(args)
+        ones_total = params.n if args.ones is None else int(args.ones) + 1
+        return {"params": params.to_json(),
+                "simulation": gkm_sampler.simulate_summary(params, ones=ones_total,
+                                                           trials=args.trials,
+                                                           seed=args.seed)}
+    return handle
+
+
+CLI_HANDLERS: dict[tuple[str, str], Handler] = {
+    ("simulate", "bc-zsum"): _bc_simulate(False),
+    ("simulate", "bc-hist"): _bc_simulate(True),
+    ("calibrate", "bc-zsum"): _bc_calibrate(False),
+    ("calibrate", "bc-hist"): _bc_calibrate(True),
+    ("simulate", "gkm-count"): _gkm_simulate(gkm.parameters_from_args),
+    ("simulate", "gkmp20-count"): _gkm_simulate(gkmp20.parameters_from_args),
+}
