@@ -25,6 +25,7 @@ __all__ = [
     "N_USERS",
     "ALPHA",
     "COUNT",
+    "N_PAIR",
     "POSITIVE",
     "NONNEGATIVE",
 ]
@@ -48,6 +49,7 @@ class Interval:
     high: float
     closed: str = "both"
     integer: bool = False
+    note: str = ""  # why the range is what it is, appended to the error message
 
     def named(self, name: str) -> Interval:
         """The same domain for a parameter with another name (e.g. a probability `q`)."""
@@ -80,7 +82,8 @@ class Interval:
         hi_ok = value <= self.high if self.closed in ("both", "right") else value < self.high
         if not (lo_ok and hi_ok):
             shown = repr(float(value)) if isinstance(value, float) else _fmt(value)
-            raise ParameterError(f"{self.name}={shown} is outside {self.describe()}")
+            why = f" ({self.note})" if self.note else ""
+            raise ParameterError(f"{self.name}={shown} is outside {self.describe()}{why}")
         return value
 
     def strategy(self, *, max_value: float | None = None, min_value: float | None = None):
@@ -116,6 +119,9 @@ DELTA = Interval("delta", 0.0, 1.0, closed="neither")
 PROBABILITY = Interval("p", 0.0, 1.0, closed="both")
 N_USERS = Interval("n", 1, math.inf, closed="left", integer=True)
 COUNT = Interval("k", 0, math.inf, closed="left", integer=True)
+# users of a shuffled protocol with a neighbouring pair (the differing user and >= 1 other)
+N_PAIR = Interval("n", 2, math.inf, closed="left", integer=True,
+                  note="a neighbouring pair needs at least 2 users")
 # Renyi orders: real alpha > 1; alpha = inf is the max-divergence.
 ALPHA = Interval("alpha", 1.0, math.inf, closed="right")
 POSITIVE = Interval("value", 0.0, math.inf, closed="neither")

@@ -37,7 +37,7 @@ from accountant.divergence import (
     renyi_divergence as _view_renyi,
 )
 from accountant.divergence._common import as_direction
-from accountant.domains import ALPHA, COUNT, DELTA, EPSILON, EPSILON0, N_USERS
+from accountant.domains import ALPHA, COUNT, DELTA, EPSILON, EPSILON0, N_PAIR
 from accountant.errors import ParameterError
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.numeric.special import bd0, binomial_logpmf, log_pmf_error, two_product
@@ -65,7 +65,6 @@ __all__ = [
 EXACT_WORST_CASE_LIMIT = 10_000
 # Certified mass left outside the bulk windows of the float views.
 DEFAULT_TAIL = 1e-250
-_N = N_USERS.named("n")
 _SOURCE = Source(citation="MATH.md (shuffled randomized response)", locator="sec. 5.2")
 _METHOD = "protocols.binary_rr"
 
@@ -76,10 +75,7 @@ def flip_probability(epsilon0: float) -> float:
 
 
 def _check(n: Any, epsilon0: Any, ones: Any = 0) -> tuple[int, float, int | None]:
-    _N.check(n)
-    if int(n) < 2:
-        raise ParameterError(f"n={n!r} is outside integers in [2, inf) (a neighbouring pair "
-                             "of shuffled reports needs at least 2 users)")
+    N_PAIR.check(n)
     EPSILON0.check(epsilon0)
     n = int(n)
     if ones is not None:

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from accountant.domains import ALPHA, DELTA, EPSILON, EPSILON0, N_USERS
+from accountant.domains import ALPHA, DELTA, EPSILON, EPSILON0, N_PAIR, N_USERS
 from accountant.errors import ParameterError
 from accountant.numeric.logspace import logsumexp
 from accountant.numeric.rounding import UNIT_ROUNDOFF
@@ -92,10 +92,7 @@ class ClonePair:
 
 
 def _check(n: Any, epsilon0: Any) -> tuple[int, float]:
-    N_USERS.check(n)
-    if int(n) < 2:
-        raise ParameterError(f"n={n!r} is outside integers in [2, inf) (a neighbouring pair "
-                             "needs at least 2 users)")
+    N_PAIR.check(n)
     EPSILON0.check(epsilon0)
     return int(n), float(epsilon0)
 

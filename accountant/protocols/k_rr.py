@@ -21,7 +21,7 @@ import numpy as np
 
 from accountant.divergence import delta_bracket, epsilon_bracket
 from accountant.divergence import renyi_divergence as _renyi
-from accountant.domains import ALPHA, DELTA, EPSILON, EPSILON0, N_USERS
+from accountant.domains import ALPHA, DELTA, EPSILON, EPSILON0, N_PAIR, N_USERS
 from accountant.errors import ParameterError
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.numeric.special import bd0, binomial_logpmf, log_pmf_error, two_product
@@ -49,10 +49,7 @@ _METHOD = "protocols.k_rr"
 
 
 def _check(n: Any, epsilon0: Any, k: Any) -> tuple[int, float, int]:
-    N_USERS.check(n)
-    if int(n) < 2:
-        raise ParameterError(f"n={n!r} is outside integers in [2, inf) (a neighbouring pair "
-                             "needs at least 2 users)")
+    N_PAIR.check(n)
     EPSILON0.check(epsilon0)
     N_USERS.named("k").check(k)
     if int(k) < 2:

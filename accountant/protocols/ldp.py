@@ -15,8 +15,7 @@ import argparse
 import math
 from typing import Any
 
-from accountant.domains import ALPHA, DELTA, EPSILON, EPSILON0, N_USERS
-from accountant.errors import ParameterError
+from accountant.domains import ALPHA, DELTA, EPSILON, EPSILON0, N_PAIR
 from accountant.protocols import binary_rr, clone_pair
 from accountant.protocols.registry import ProtocolSpec
 from accountant.result import Direction, Kind, Result, Source
@@ -35,10 +34,7 @@ _METHOD = "protocols.ldp"
 
 
 def _check(n: Any, epsilon0: Any) -> tuple[int, float]:
-    N_USERS.check(n)
-    if int(n) < 2:
-        raise ParameterError(f"n={n!r} is outside integers in [2, inf) (a neighbouring pair "
-                             "needs at least 2 users)")
+    N_PAIR.check(n)
     EPSILON0.check(epsilon0)
     return int(n), float(epsilon0)
 
