@@ -10,9 +10,9 @@ Run: python benchmarks/bench_composition.py [--quick]
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
+
+from timing import timed
 
 from accountant.composition import compose_views, epsilon_best
 from accountant.composition.rdp import RdpCurve
@@ -22,15 +22,6 @@ DELTA = 1e-6
 ROUNDS = 10_000
 RDP_TARGET = 0.050
 PLD_TARGET = 10.0
-
-
-def timed(fn, repeat: int) -> tuple[float, object]:
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
 
 
 def main() -> int:

@@ -11,24 +11,19 @@ Run: python benchmarks/bench_girgis_bounds.py [--quick]
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 
 import numpy as np
+from timing import timed as _timed
 
 from accountant.bounds import girgis_2021 as g
 
-ORDERS = [float(a) for a in np.unique(np.round(np.geomspace(2, 256, 64), 2))]
-
 
 def timed(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return _timed(fn, repeat)[0]
+
+
+ORDERS = [float(a) for a in np.unique(np.round(np.geomspace(2, 256, 64), 2))]
 
 
 def main() -> None:

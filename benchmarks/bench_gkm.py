@@ -16,20 +16,11 @@ Prints medians of repeated runs. Run: python benchmarks/bench_gkm.py [--quick] [
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
+
+from timing import timed
 
 from accountant.protocols import gkm, gkm_view
-
-
-def _median_seconds(fn, repeats: int) -> tuple[float, object]:
-    times, out = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
 
 
 def worst_case(params: gkm.GkmParameters, method: str) -> float:
@@ -50,7 +41,7 @@ def main(quick: bool = False, full: bool = False) -> None:
     print(f"n=10 epsilon=1 epsilon'=0.5 q=0.1: minimal s={params.s} lam={params.lam:.2f}, "
           f"box side {box}")
     for method in ("rays", "box"):
-        t, value = _median_seconds(lambda m=method: worst_case(params, m), repeats)
+        t, value = timed(lambda m=method: worst_case(params, m), repeats)
         print(f"  worst case over ones=0..9, both orders, {method:>4}: d_inf <= {value:.9f}"
               f"  median {t:.3f} s")
     print("scaling with lam (n=10, epsilon=1, q=0.1, ones=4; s, lam Condition-7-minimal):")
@@ -58,9 +49,9 @@ def main(quick: bool = False, full: bool = False) -> None:
     for epsilon_prime in (0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.98):
         p = gkm.gkm_parameters(n=10, epsilon=1.0, epsilon_prime=epsilon_prime, q=0.1)
         b0, side = gkm_view.box_size(n=10, epsilon_prime=epsilon_prime, s=p.s, lam=p.lam)
-        t_rays, r = _median_seconds(lambda p=p: gkm.max_divergence(p, ones=4), repeats)
+        t_rays, r = timed(lambda p=p: gkm.max_divergence(p, ones=4), repeats)
         if side <= 4000 and not (quick and side > 2000):
-            t_box, _ = _median_seconds(
+            t_box, _ = timed(
                 lambda p=p: gkm_view.pure_epsilon(gkm.view_pair(p, ones=4)), repeats)
             box_text = f"{t_box:9.3f}"
         else:
@@ -73,11 +64,11 @@ def main(quick: bool = False, full: bool = False) -> None:
           "~5e6 wide):")
     for corrected in (False, True):
         p = gkm.theorem6_parameters(n=10, epsilon=1.0, rho=0.5, corrected_q=corrected)
-        t, r = _median_seconds(lambda p=p: gkm.max_divergence(p, ones=4), 1)
+        t, r = timed(lambda p=p: gkm.max_divergence(p, ones=4), 1)
         print(f"  {p.choice:22s} q={p.q:.4g} s={p.s} lam={p.lam:.4g}: ones=4 d_inf <= "
               f"{float(r):.7f} (budget {r.error_budget:.1e})  {t:.1f} s")
         if full:
-            t, value = _median_seconds(lambda p=p: worst_case(p, "rays"), 1)
+            t, value = timed(lambda p=p: worst_case(p, "rays"), 1)
             print(f"    worst case over ones=0..9: d_inf <= {value:.7f}  {t:.1f} s")
 
 

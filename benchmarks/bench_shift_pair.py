@@ -10,9 +10,9 @@ bound grows with the 1e6 cumulative-sum steps). Run: python benchmarks/bench_shi
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
+
+from timing import timed
 
 from accountant import delta_for_epsilon, epsilon_bracket, epsilon_for_delta
 from accountant.pairs import binomial_shift_pair
@@ -20,15 +20,6 @@ from accountant.pairs import binomial_shift_pair
 DELTA = 1e-6
 TAIL = 1e-30
 TARGET_SECONDS = 0.050
-
-
-def timed(fn, repeat: int = 7) -> tuple[float, object]:
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
 
 
 def main() -> int:

@@ -14,21 +14,11 @@ Run: python benchmarks/bench_single_message.py [--repeats R]
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
+from timing import timed
 
 from accountant.protocols import binary_rr, clone_pair
-
-
-def timed(fn, repeats: int):
-    times, out = [], None
-    for _ in range(repeats):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times), out
 
 
 def main() -> None:
