@@ -6,7 +6,9 @@ Prints medians of repeated runs (seconds) for
      n in {1e6, 1e8}, with the numerical bracket (upper - lower)/upper;
   2. the exact Renyi divergences of the shuffled binary-RR special pair at n = 1e6 for 64
      orders (1.5 .. 256), with the widest relative bracket;
-  3. the binary-RR tightness points of the issue (exact special pair vs blanket upper).
+  3. the binary-RR tightness points of the issue (exact special pair vs blanket upper);
+  4. the exact mechanism-level epsilon(1e-6) of binary RR (maximum over every count) at
+     n = 1e4 and 1e5, with the count attaining it.
 
 Run: python benchmarks/bench_single_message.py [--repeats R]
 """
@@ -51,6 +53,16 @@ def main() -> None:
         print(f"  n={n:.0e} eps0={eps0}: lower {float(res['epsilon_lower'].value):.6g}"
               f"  upper {float(res['epsilon'].value):.6g}  (Wang et al. {wang})  {sec:.2f} s"
               f"  [{res['epsilon'].method}]")
+
+    print("4. binary RR, exact worst case over every count, delta=1e-6 (median s)")
+    for n in (10**4, 10**5):
+        for eps0 in (0.5, 1.0, 4.0, 8.0):
+            sec, res = timed(lambda n=n, eps0=eps0: binary_rr.epsilon_for_delta(
+                n=n, epsilon0=eps0, delta=1e-6), max(1, repeats // 2))
+            up, lo = float(res["epsilon"].value), float(res["epsilon_lower"].value)
+            special = float(res["epsilon_special"].value)
+            print(f"  n={n:.0e} eps0={eps0:<4} eps in [{lo:.9g}, {up:.9g}] (special pair "
+                  f"{special:.9g})  median {sec:.2f} s  [{res['epsilon'].method}]")
 
 
 if __name__ == "__main__":

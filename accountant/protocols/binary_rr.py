@@ -14,7 +14,8 @@ Relabelling 0 <-> 1 maps the pair with `ones` to the pair with n-1-ones, P and Q
 so the maximum over both orders only needs ones <= (n-1)/2.
 
 Mechanism level (ones=None): the worst case over all n counts, computed exactly (every
-count's pair evaluated, certified) for n <= `EXACT_WORST_CASE_LIMIT`; beyond, the special
+count's pair evaluated, certified; delta and epsilon through `binary_rr_worst`) for
+n <= `EXACT_WORST_CASE_LIMIT` (Renyi: `RENYI_WORST_CASE_LIMIT`); beyond, the special
 pair (a LOWER bound on the mechanism; numerically the worst case, MATH 5.2) and the
 blanket pair of MATH 5.4 (a certified UPPER bound over all datasets) are both reported.
 """
@@ -43,6 +44,7 @@ from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.numeric.special import bd0, binomial_logpmf, log_pmf_error, two_product
 from accountant.pmf import PMF, check_backend, convolve, mixture, shift
 from accountant.protocols import clone_pair
+from accountant.protocols.binary_rr_worst import order_deltas
 from accountant.protocols.registry import ProtocolSpec
 from accountant.result import Direction, Kind, Result, Source
 
@@ -58,11 +60,19 @@ __all__ = [
     "special_pair_renyi",
     "renyi_curve",
     "EXACT_WORST_CASE_LIMIT",
+    "RENYI_WORST_CASE_LIMIT",
     "CLI_SPEC",
 ]
 
-# Largest n for which ones=None evaluates every count's pair (cost ~ n^1.5 log n).
-EXACT_WORST_CASE_LIMIT = 10_000
+# Largest n for which ones=None maximises delta / epsilon over every count's pair
+# (binary_rr_worst: about 1 s per delta evaluation at n = 1e5).
+EXACT_WORST_CASE_LIMIT = 100_000
+# Largest n for which ones=None maximises Renyi divergences over every count's pair (one
+# direct convolution per count, about 10 s per order at n = 1e4).
+RENYI_WORST_CASE_LIMIT = 10_000
+# Below this delta the all-counts pass (linear-space sums) cannot resolve a count's delta
+# next to the float range's floor; the mechanism value falls back to the blanket bound.
+WORST_CASE_DELTA_FLOOR = 1e-200
 # Certified mass left outside the bulk windows of the float views.
 DEFAULT_TAIL = 1e-250
 _SOURCE = Source(citation="MATH.md (shuffled randomized response)", locator="sec. 5.2")
@@ -254,7 +264,10 @@ def _delta_linear(P: np.ndarray, Q: np.ndarray, gamma: float, rel: float,
         nominal = math.fsum(d[pos])
         err = rel * (float(np.sum(a[pos])) + gamma * float(np.sum(b[pos]))) * 1.01 \
             + 4 * a.size * UNIT_ROUNDOFF * max(nominal, 0.0) + 1e-300
-        out.append((max(nominal - err, 0.0), nominal + err + resid * 1.0000001))
+        # the windows' residual can only add to a (upper end) and to b (lower end: the
+        # truncated b makes a - gamma b look larger than it is)
+        out.append((max(nominal - err - gamma * resid * 1.0000001, 0.0),
+                    nominal + err + resid * 1.0000001))
     return max(o[0] for o in out), max(o[1] for o in out)
 
 
@@ -263,10 +276,28 @@ def worst_case_pairs(*, n: int, epsilon0: float, epsilon: float,
     """(ones, delta lower, delta upper) at epsilon for every ones in 0..(n-1)//2.
 
     The maximum over both orders is taken per count; counts above (n-1)/2 mirror these.
-    Cost grows like n^1.5; used for the exact mechanism-level value when n is moderate.
+    All counts at once by `binary_rr_worst.order_deltas` (about 1 s at n = 1e5); a count
+    whose threshold window it cannot certify is evaluated directly.
     """
     n, epsilon0, _ = _check(n, epsilon0)
     EPSILON.check(epsilon)
+    p = flip_probability(epsilon0)
+    gamma = math.exp(epsilon)
+    lower, upper, ok = order_deltas(n, p, gamma, math.log(tail), _log_window)
+    for m in np.flatnonzero(~ok):
+        lower[m], upper[m] = _order_delta_direct(n, p, int(m), gamma, tail)
+    half = np.arange(0, (n - 1) // 2 + 1)
+    # order (Q || P) at count `ones` is order (P || Q) at count n-1-ones
+    lo = np.maximum(lower[half], lower[n - 1 - half])
+    hi = np.maximum(upper[half], upper[n - 1 - half])
+    return [(int(o), float(a), float(b)) for o, a, b in zip(half, lo, hi, strict=True)]
+
+
+def _worst_case_pairs_direct(*, n: int, epsilon0: float, epsilon: float,
+                             tail: float = 1e-30) -> list[tuple[int, float, float]]:
+    """`worst_case_pairs` by one direct convolution per count (cost ~ n^1.5): the
+    independent reference the fast path is tested against."""
+    n, epsilon0, _ = _check(n, epsilon0)
     p = flip_probability(epsilon0)
     gamma = math.exp(epsilon)
     rows = []
@@ -275,6 +306,19 @@ def worst_case_pairs(*, n: int, epsilon0: float, epsilon: float,
         lo, hi = _delta_linear(P, Q, gamma, rel, resid)
         rows.append((ones, lo, hi))
     return rows
+
+
+def _order_delta_direct(n: int, p: float, ones: int, gamma: float,
+                        tail: float) -> tuple[float, float]:
+    """Certified (lower, upper) of H_gamma(P || Q) alone at one count (direct)."""
+    P, Q, rel, resid = _pair_linear(n, p, ones, tail)
+    d = P - gamma * Q
+    pos = d > 0
+    nominal = math.fsum(d[pos])
+    err = rel * (float(np.sum(P[pos])) + gamma * float(np.sum(Q[pos]))) * 1.01 \
+        + 4 * P.size * UNIT_ROUNDOFF * max(nominal, 0.0) + 1e-300
+    return (max(nominal - err - gamma * resid * 1.0000001, 0.0),
+            nominal + err + resid * 1.0000001)
 
 
 # ---------------------------------------------------------------- mechanism-level values
@@ -312,12 +356,16 @@ def _epsilon_for_delta(n: int, epsilon0: float, delta: float,
         return {"epsilon": hi.with_(method=m, source=_SOURCE),
                 "epsilon_lower": lo.with_(method=m, source=_SOURCE)}
     lo, hi = _special_epsilon(n, epsilon0, delta)
-    if n <= EXACT_WORST_CASE_LIMIT:
-        worst_hi = _worst_case_epsilon(n, epsilon0, delta, hi)
-        m = f"{_METHOD}.epsilon_for_delta(worst case over all {n} counts; special pair worst"
-        m += ")" if worst_hi is hi else " not confirmed: larger count found)"
+    worst = _worst_case_epsilon(n, epsilon0, delta, (lo, hi)) \
+        if n <= EXACT_WORST_CASE_LIMIT else None
+    if worst is not None:
+        worst_lo, worst_hi, at = worst
+        m = f"{_METHOD}.epsilon_for_delta(worst case over all {n} counts, attained at "
+        m += "ones=0 or n-1, the special pair)" if at == 0 else f"ones={at} or n-1-{at})"
         return {"epsilon": worst_hi.with_(method=m, source=_SOURCE),
-                "epsilon_lower": lo.with_(method=m, source=_SOURCE)}
+                "epsilon_lower": worst_lo.with_(method=m, source=_SOURCE),
+                "epsilon_special": hi.with_(method=f"{_METHOD}.epsilon_for_delta(special "
+                                            "pair, numerical upper end)", source=_SOURCE)}
     blanket = clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=2)
     up = clone_pair.epsilon_for_delta(blanket, delta=delta)
     return {"epsilon": up["epsilon"],
@@ -327,22 +375,40 @@ def _epsilon_for_delta(n: int, epsilon0: float, delta: float,
                                         "numerical upper end)", source=_SOURCE)}
 
 
-def _worst_case_epsilon(n: int, epsilon0: float, delta: float, special_hi: Result) -> Result:
-    """The special pair's upper end if every other count is certified below it, else the
-    largest certified upper end over counts whose delta at that epsilon exceeds delta."""
-    eps = float(special_hi)
+def _worst_case_epsilon(n: int, epsilon0: float, delta: float,
+                        special: tuple[Result, Result]) -> tuple[Result, Result, int] | None:
+    """(lower, upper, count attaining the upper) of the maximum of epsilon(delta) over all
+    counts, starting from the special pair's bracket.
+
+    Each round evaluates every count's delta at the current upper end (one fast pass); the
+    counts above delta are the only ones whose epsilon can exceed it, and the largest of
+    them are evaluated one by one. It stops when no count is above delta, so the upper end
+    is certified for every count. None when it does not settle in a few rounds, or when
+    delta is too small for the linear-space pass to resolve (below WORST_CASE_DELTA_FLOOR).
+    """
+    if delta < WORST_CASE_DELTA_FLOOR:
+        return None
+    best_lo, best_hi = special
+    worst = 0
+    done = {0}  # counts whose own epsilon bracket is known (count 0: the special pair)
     # the windows' residual is added to every count's delta: keep it far below delta
-    rows = worst_case_pairs(n=n, epsilon0=epsilon0, epsilon=eps,
-                            tail=max(min(1e-16, delta * 1e-4), 1e-300))
-    offenders = [ones for ones, _, hi in rows[1:] if hi > delta]
-    best = special_hi
-    for ones in offenders:
-        view = view_pair(n=n, epsilon0=epsilon0, ones=ones,
-                         tail=min(DEFAULT_TAIL, delta * 1e-12))
-        _, hi = epsilon_bracket(view, delta)
-        if float(hi) > float(best):
-            best = hi
-    return best
+    tail = max(min(1e-16, delta * 1e-4), 1e-300)
+    for _ in range(8):
+        rows = worst_case_pairs(n=n, epsilon0=epsilon0, epsilon=float(best_hi), tail=tail)
+        offenders = sorted((r for r in rows if r[2] > delta and r[0] not in done),
+                           key=lambda r: -r[2])
+        if not offenders:
+            return best_lo, best_hi, worst
+        for ones, _, _ in offenders[:8]:
+            done.add(ones)
+            view = view_pair(n=n, epsilon0=epsilon0, ones=ones,
+                             tail=min(DEFAULT_TAIL, delta * 1e-12))
+            lo, hi = epsilon_bracket(view, delta)
+            if float(hi) > float(best_hi):
+                best_hi, worst = hi, ones
+            if float(lo) > float(best_lo):
+                best_lo = lo
+    return None
 
 
 def delta_for_epsilon(*, n: int, epsilon0: float, epsilon: float,
@@ -382,7 +448,7 @@ def renyi_divergence(*, n: int, epsilon0: float, alpha: float, ones: int | None 
     Returns {"renyi": Result, "renyi_lower": Result}. For a given `ones`, "renyi" is the
     certified upper end (float) of the pair's exact value and "renyi_lower" a lower end.
     ones=None: the special pair (the reverse order is the larger, MATH 5.2); n <=
-    EXACT_WORST_CASE_LIMIT maximises over every count, beyond it "renyi" is the blanket
+    RENYI_WORST_CASE_LIMIT maximises over every count, beyond it "renyi" is the blanket
     pair's certified upper bound over all datasets and "renyi_lower" the special pair.
     """
     n, epsilon0, ones = _check(n, epsilon0, ones)
@@ -401,7 +467,7 @@ def renyi_divergence(*, n: int, epsilon0: float, alpha: float, ones: int | None 
     out = {"renyi": up.with_(method=m, source=_SOURCE),
            "renyi_lower": low.with_(method=m, source=_SOURCE)}
     if ones is None:
-        if n <= EXACT_WORST_CASE_LIMIT:
+        if n <= RENYI_WORST_CASE_LIMIT:
             best = _worst_case_renyi(n, epsilon0, alpha, up)
             out["renyi"] = best.with_(method=f"{_METHOD}.renyi_divergence(worst case over all "
                                       f"{n} counts)", source=_SOURCE)
@@ -568,7 +634,7 @@ def renyi_curve(*, n: int, epsilon0: float, alphas: Sequence[float],
     ones=0 or n-1: the special pair's certified bracket (`special_pair_renyi`); another
     count: that pair's float evaluation (per order, via the generic divergence code);
     ones=None (the mechanism): lower = the special pair; upper = the maximum over every
-    count for n <= EXACT_WORST_CASE_LIMIT (one scan for all orders), beyond it the blanket
+    count for n <= RENYI_WORST_CASE_LIMIT (one scan for all orders), beyond it the blanket
     pair's certified upper bound over all datasets (MATH 5.4). For composition.
     """
     n, epsilon0, ones = _check(n, epsilon0, ones)
@@ -582,7 +648,7 @@ def renyi_curve(*, n: int, epsilon0: float, alphas: Sequence[float],
     special = special_pair_renyi(n=n, epsilon0=epsilon0, alphas=list(al))
     if ones is not None:
         return special
-    if n <= EXACT_WORST_CASE_LIMIT:
+    if n <= RENYI_WORST_CASE_LIMIT:
         scan = _worst_case_renyi_many(n, epsilon0, al)
         m = f"{_METHOD}.renyi_curve(worst case over all {n} counts)"
         out = []
