@@ -257,6 +257,20 @@ def test_renyi_curve_worst_case_matches_brute_force_over_counts():
         assert float(up.value) == pytest.approx(brute, rel=1e-8)
 
 
+@pytest.mark.parametrize("epsilon0", [4.0, 8.0])
+def test_worst_case_renyi_at_high_order_and_large_eps0_is_finite_and_exact(epsilon0):
+    # (alpha - 1) * eps0 ~ 2000 overflowed the linear-space moment to inf; log space fixes it
+    n, orders = 12, [64.0, 256.0]
+    rows = binary_rr.renyi_curve(n=n, epsilon0=epsilon0, alphas=orders)
+    for alpha, (low, up) in zip(orders, rows, strict=True):
+        brute = max(float(view_renyi(binary_rr.view_pair(n=n, epsilon0=epsilon0, ones=m,
+                                                         backend="mp", tail=None),
+                                     alpha).value) for m in range(n))
+        assert float(low.value) <= brute * (1 + 1e-12)
+        assert brute <= float(up.value) <= epsilon0
+        assert float(up.value) == pytest.approx(brute, rel=1e-8)
+
+
 def test_renyi_curve_beyond_the_limit_brackets_with_the_blanket():
     rows = binary_rr.renyi_curve(n=10**6, epsilon0=1.0, alphas=[2.0, 64.0])
     for low, up in rows:
