@@ -39,10 +39,19 @@ import math
 
 import numpy as np
 
+from accountant.domains import EPSILON
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
+from accountant.protocols.binary_rr_view import (
+    _check,
+    _delta_linear,
+    _log_window,
+    _order_delta_direct,
+    _pair_linear,
+    flip_probability,
+)
 
-__all__ = ["order_deltas", "BLOCK"]
+__all__ = ["order_deltas", "worst_case_pairs", "BLOCK"]
 
 # Counts per block; balances the per-block base convolution against the K^2 |T| product.
 BLOCK = 256
@@ -158,3 +167,40 @@ def order_deltas(n: int, p: float, gamma: float, log_tail: float,
         lo, hi, good = _block(n, p, gamma, m0, k, kern_k, rel_kk, log_tail, window)
         lower[m0:m0 + k], upper[m0:m0 + k], ok[m0:m0 + k] = lo, hi, good
     return lower, upper, ok
+
+
+def worst_case_pairs(*, n: int, epsilon0: float, epsilon: float,
+                     tail: float = 1e-30) -> list[tuple[int, float, float]]:
+    """(ones, delta lower, delta upper) at epsilon for every ones in 0..(n-1)//2.
+
+    The maximum over both orders is taken per count; counts above (n-1)/2 mirror these.
+    All counts at once by `binary_rr_worst.order_deltas` (about 1 s at n = 1e5); a count
+    whose threshold window it cannot certify is evaluated directly.
+    """
+    n, epsilon0, _ = _check(n, epsilon0)
+    EPSILON.check(epsilon)
+    p = flip_probability(epsilon0)
+    gamma = math.exp(epsilon)
+    lower, upper, ok = order_deltas(n, p, gamma, math.log(tail), _log_window)
+    for m in np.flatnonzero(~ok):
+        lower[m], upper[m] = _order_delta_direct(n, p, int(m), gamma, tail)
+    half = np.arange(0, (n - 1) // 2 + 1)
+    # order (Q || P) at count `ones` is order (P || Q) at count n-1-ones
+    lo = np.maximum(lower[half], lower[n - 1 - half])
+    hi = np.maximum(upper[half], upper[n - 1 - half])
+    return [(int(o), float(a), float(b)) for o, a, b in zip(half, lo, hi, strict=True)]
+
+
+def _worst_case_pairs_direct(*, n: int, epsilon0: float, epsilon: float,
+                             tail: float = 1e-30) -> list[tuple[int, float, float]]:
+    """`worst_case_pairs` by one direct convolution per count (cost ~ n^1.5): the
+    independent reference the fast path is tested against."""
+    n, epsilon0, _ = _check(n, epsilon0)
+    p = flip_probability(epsilon0)
+    gamma = math.exp(epsilon)
+    rows = []
+    for ones in range(0, (n - 1) // 2 + 1):
+        P, Q, rel, resid = _pair_linear(n, p, ones, tail)
+        lo, hi = _delta_linear(P, Q, gamma, rel, resid)
+        rows.append((ones, lo, hi))
+    return rows

@@ -9,7 +9,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from accountant.protocols import binary_rr
+from accountant.protocols import binary_rr, binary_rr_view, binary_rr_worst
 from accountant.protocols.binary_rr_worst import order_deltas
 
 DPS = 50
@@ -44,7 +44,7 @@ def mp_order_delta(n: int, epsilon0: float, epsilon: float, ones: int) -> mpmath
 def test_every_count_is_certified_and_brackets_the_mpmath_value(n, epsilon0, epsilon, tail):
     p = binary_rr.flip_probability(epsilon0)
     lower, upper, ok = order_deltas(n, p, math.exp(epsilon), math.log(tail),
-                                    binary_rr._log_window)
+                                    binary_rr_view._log_window)
     assert ok.all()
     # both ends of the count range, the middle, and a block boundary (256)
     for m in sorted({0, 1, n // 2, n - 2, n - 1} | ({255, 256} if n > 257 else set())):
@@ -58,7 +58,7 @@ def test_every_count_is_certified_and_brackets_the_mpmath_value(n, epsilon0, eps
                                                    (1200, 0.5, 0.1)])
 def test_fast_pass_agrees_with_one_direct_convolution_per_count(n, epsilon0, epsilon):
     fast = binary_rr.worst_case_pairs(n=n, epsilon0=epsilon0, epsilon=epsilon, tail=1e-30)
-    direct = binary_rr._worst_case_pairs_direct(n=n, epsilon0=epsilon0, epsilon=epsilon,
+    direct = binary_rr_worst._worst_case_pairs_direct(n=n, epsilon0=epsilon0, epsilon=epsilon,
                                                 tail=1e-30)
     for (m, lo, hi), (m2, lo2, hi2) in zip(fast, direct, strict=True):
         assert m == m2
@@ -71,7 +71,7 @@ def test_direct_lower_end_subtracts_the_truncated_mass():
     # regression: truncating Q's window made P - gamma Q look positive at the window's edge,
     # so the lower end was 2.8e-37 where the truth is 9.2e-117 (count 0, order P || Q)
     p = binary_rr.flip_probability(1.0)
-    lo, hi = binary_rr._order_delta_direct(300, p, 0, math.exp(0.9), 1e-16)
+    lo, hi = binary_rr_view._order_delta_direct(300, p, 0, math.exp(0.9), 1e-16)
     truth = mp_order_delta(300, 1.0, 0.9, 0)
     assert lo <= truth <= hi
     assert float(truth) == pytest.approx(9.2284488e-117, rel=1e-7)
@@ -139,7 +139,7 @@ def test_order_deltas_cover_every_count_once():
     # blocks of 256 with a shorter last block: every count gets its own row
     p = binary_rr.flip_probability(1.0)
     lower, upper, ok = order_deltas(600, p, math.exp(0.3), math.log(1e-20),
-                                    binary_rr._log_window)
+                                    binary_rr_view._log_window)
     assert lower.shape == upper.shape == ok.shape == (600,)
     assert np.all(lower <= upper)
     # the last (short) block's final count against the independent sum

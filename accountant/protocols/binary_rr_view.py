@@ -1,0 +1,263 @@
+"""Shuffled binary randomized response: the exact view pair of one neighbouring pair.
+
+MATH.md sec. 5.2. Each of n users reports its bit b, flipped with probability
+p = 1/(e^epsilon0 + 1); the shuffler's output is equivalent to the number k of 1s.
+Neighbouring datasets differ in one user (P: that user holds 1, Q: it holds 0); the view
+depends on the other users only through `ones`, how many of them hold a 1:
+
+    O = Bin(ones, 1-p) * Bin(n-1-ones, p),
+    P(k) = (1-p) O(k-1) + p O(k),      Q(k) = p O(k-1) + (1-p) O(k).
+
+For ones = 0 (the special pair of sec. 5.1) Q = Bin(n, p) and the privacy loss has the
+closed form L(k) = log((k e^eps0 + (n-k) e^-eps0)/n) = log1p(2 sinh(eps0) (k - n p)/n).
+Relabelling 0 <-> 1 maps the pair with `ones` to the pair with n-1-ones, P and Q swapped.
+
+Besides the `ViewPair` (any backend), this module has the linear-space pair of one count with
+certified relative errors (`_pair_linear`), used by the all-counts scans.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from accountant.distributions import DEFAULT_DPS, binomial, binomial_window
+from accountant.domains import COUNT, EPSILON0, N_PAIR
+from accountant.errors import ParameterError
+from accountant.numeric.rounding import UNIT_ROUNDOFF
+from accountant.numeric.special import bd0, binomial_logpmf, log_pmf_error, two_product
+from accountant.pmf import PMF, check_backend, convolve, mixture, shift
+from accountant.result import Source
+
+# Certified mass left outside the bulk windows of the float views.
+DEFAULT_TAIL = 1e-250
+_SOURCE = Source(citation="MATH.md (shuffled randomized response)", locator="sec. 5.2")
+_METHOD = "protocols.binary_rr"
+
+__all__ = ["flip_probability", "special_loss", "view_pair", "DEFAULT_TAIL"]
+
+
+def flip_probability(epsilon0: float) -> float:
+    """p = 1/(e^epsilon0 + 1), computed without overflow for large epsilon0."""
+    return 1.0 / (math.exp(epsilon0) + 1.0) if epsilon0 < 700 else math.exp(-epsilon0)
+
+
+def _check(n: Any, epsilon0: Any, ones: Any = 0) -> tuple[int, float, int | None]:
+    N_PAIR.check(n)
+    EPSILON0.check(epsilon0)
+    n = int(n)
+    if ones is not None:
+        COUNT.named("ones").check(ones)
+        if int(ones) > n - 1:
+            raise ParameterError(f"ones={ones!r} is outside integers in [0, {n - 1}] "
+                                 f"(the number of the other n-1={n - 1} users holding a 1)")
+        ones = int(ones)
+    return n, float(epsilon0), ones
+
+
+def special_loss(k: np.ndarray, *, n: int, epsilon0: float) -> tuple[np.ndarray, np.ndarray]:
+    """(log L(k), absolute error bound) for the special pair (ones = 0), MATH 5.2.
+
+    L(k) - 1 = 2 sinh(epsilon0) (k - n p)/n, with n p split exactly (two_product) so that
+    k - n p is accurate to an ulp of itself; log1p then keeps the loss accurate to a few
+    ulps of its own size even when it is ~1e-6 (n = 1e8). Where L < 1/2 (large epsilon0,
+    k near 0) the sum of positives (k e^eps0 + (n-k) e^-eps0)/n is used instead.
+    """
+    k = np.asarray(k, dtype=float)
+    p = flip_probability(epsilon0)
+    hi, lo = two_product(np.array(float(n)), p)
+    centred = (k - hi) - lo
+    x = (2.0 * math.sinh(epsilon0)) * centred / n
+    direct_arg = (k * math.exp(min(epsilon0, 700.0)) + (n - k) * math.exp(-epsilon0)) / n
+    small = x > -0.5
+    with np.errstate(divide="ignore", invalid="ignore"):
+        loss = np.where(small, np.log1p(np.where(small, x, 0.0)),
+                        np.log(np.where(small, 1.0, direct_arg)))
+    # log1p branch: centred has relative error <= 2u (exact split, one rounding of the
+    # subtraction of lo), sinh, product and division add <= 4u, log1p <= 2u of |loss|:
+    # 16u relative covers it; direct branch: positive sum, <= 8u relative inside the log.
+    err = np.where(small, 16 * UNIT_ROUNDOFF * np.abs(loss), 8 * UNIT_ROUNDOFF
+                   * (1.0 + np.abs(loss)))
+    return loss, err
+
+
+def view_pair(*, n: int, epsilon0: float, ones: int = 0, backend: str = "float",
+              tail: float | None = DEFAULT_TAIL, dps: int = DEFAULT_DPS) -> Any:
+    """The exact pair of views (P: the differing user holds 1, Q: it holds 0).
+
+    Args:
+        n: number of users, >= 2.
+        epsilon0: the local randomizer's epsilon0 > 0.
+        ones: how many of the other n-1 users hold a 1 (0..n-1).
+        backend: "float" (log-space, certified errors), "mp" or "exact" ("exact" needs a
+            rational flip probability, so it is only offered through `clone_pair`-style
+            callers; here it raises).
+        tail: certified mass allowed outside the bulk window (None: whole support).
+        dps: digits for the mp backend.
+
+    Returns:
+        ViewPair on the number of 1s, with residual loss bound epsilon0 (every outcome's
+        likelihood ratio lies in [e^-eps0, e^eps0]), P||Q = "holds 1 vs holds 0".
+    """
+    from accountant.view import ViewPair
+
+    check_backend(backend)
+    n, epsilon0, ones = _check(n, epsilon0, ones)
+    if backend == "exact":
+        raise ParameterError("backend='exact' needs a rational flip probability; binary RR's "
+                             "p = 1/(e^epsilon0+1) is irrational: use 'mp'")
+    desc = {"protocol": "binary-rr", "n": n, "epsilon0": epsilon0, "ones": ones,
+            "P": "differing user holds 1", "Q": "differing user holds 0"}
+    p = flip_probability(epsilon0)
+    if backend == "float" and ones in (0, n - 1):
+        lo, hi, cut = (0, n, 0.0) if tail is None else binomial_window(n, p, tail)
+        k = np.arange(lo, hi + 1)
+        base = binomial(n, p, backend="float", tail=tail)  # Q of the ones=0 pair
+        loss, loss_err = special_loss(k, n=n, epsilon0=epsilon0)
+        lq = base.values
+        lp = lq + loss
+        err = log_pmf_error(lq) + loss_err
+        Q = PMF("float", (lo,), lq, cut, err, True)
+        P = PMF("float", (lo,), lp, cut, err, True)
+        if ones == 0:
+            return ViewPair.from_pmfs(P, Q, loss=lambda c: special_loss(
+                c[0], n=n, epsilon0=epsilon0), residual_loss_bound=epsilon0, description=desc)
+        # mirror: counts of 1s are n minus counts of 0s, and P, Q swap
+        Pm = PMF("float", (n - hi,), lq[::-1], cut, err[::-1], True)
+        Qm = PMF("float", (n - hi,), lp[::-1], cut, err[::-1], True)
+        return ViewPair.from_pmfs(Pm, Qm, loss=lambda c: _neg(special_loss(
+            n - c[0], n=n, epsilon0=epsilon0)), residual_loss_bound=epsilon0,
+            description=desc)
+    part_tail = None if tail is None else tail / 2
+    kw = dict(backend=backend, dps=dps) if backend == "mp" else dict(backend=backend)
+    p_arg: Any = p
+    if backend == "mp":
+        import mpmath
+
+        with mpmath.workdps(dps + 10):
+            p_arg = 1 / (mpmath.exp(mpmath.mpf(epsilon0)) + 1)
+    ones_part = binomial(ones, 1 - p_arg, tail=part_tail if ones else None, **kw)
+    zeros_part = binomial(n - 1 - ones, p_arg, tail=part_tail if n - 1 - ones else None, **kw)
+    others = convolve(ones_part, zeros_part)
+    P = mixture([(1 - p_arg, shift(others, 1)), (p_arg, others)])
+    Q = mixture([(p_arg, shift(others, 1)), (1 - p_arg, others)])
+    return ViewPair.from_pmfs(P, Q, residual_loss_bound=epsilon0, description=desc)
+
+
+def _neg(pair: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    return -pair[0], pair[1]
+
+
+def _fast_window(m: int, prob: float, tail: float) -> tuple[np.ndarray, float, int]:
+    """(log Bin(m, prob) on a window, certified mass outside it), without root finding.
+
+    The window is mean +- z sd with z from the Gaussian approximation; its outside mass is
+    then certified by the Chernoff bound exp(-f(x)) at the window's edges (f the
+    binomial's Chernoff exponent, as in `distributions.binomial_window`), whatever z was.
+    """
+    if m == 0:
+        return np.zeros(1), 0.0, 0
+    mean = m * prob
+    sd = math.sqrt(m * prob * (1 - prob))
+    z = math.sqrt(2 * math.log(2 / tail)) + 3.0
+    lo = max(0, int(math.floor(mean - z * sd)) - 1)
+    hi = min(m, int(math.ceil(mean + z * sd)) + 1)
+    ks = np.arange(lo, hi + 1)
+    logs = binomial_logpmf(ks, m, prob)
+    out = 0.0
+    for edge in ([lo - 1] if lo > 0 else []) + ([hi + 1] if hi < m else []):
+        f = float(bd0(np.array(float(edge)), mean) + bd0(np.array(float(m - edge)),
+                                                           m * (1 - prob)))
+        out += math.exp(-f * (1 - 1e-10) + 1e-12)
+    return logs, out, lo
+
+
+def _pair_linear(n: int, p: float, ones: int, tail: float) -> tuple[np.ndarray, np.ndarray,
+                                                                     float, float]:
+    """(P, Q, relative error, residual mass) of one count's pair as linear float arrays.
+
+    Both PMFs are sums of positive products of certified binomial values, so every entry
+    carries a small *relative* error (bounded as in `accountant.pmf.convolve`).
+    """
+    P, Q, rel, log_resid = _pair_linear_log(n, p, ones, math.log(tail))
+    return P, Q, rel, math.exp(log_resid) * (1 + 1e-12) if log_resid > -745 else 0.0
+
+
+def _pair_linear_log(n: int, p: float, ones: int,
+                     log_tail: float) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """`_pair_linear` with windows certified below e^log_tail (any size) and the log of
+    the residual mass (so that residual x e^(alpha eps0) stays certified at high orders)."""
+    parts = []
+    log_out = -math.inf
+    for m, prob in ((ones, 1 - p), (n - 1 - ones, p)):
+        if m == 0:
+            parts.append(np.zeros(1))
+            continue
+        lo, hi, lg = _log_window(m, prob, log_tail - math.log(2.0))
+        parts.append(binomial_logpmf(np.arange(lo, hi + 1), m, prob))
+        log_out = float(np.logaddexp(log_out, lg))
+    la, lb = parts
+    ea = np.exp(la)
+    eb = np.exp(lb)
+    o = np.convolve(ea, eb)
+    zero = np.zeros(1)
+    o1 = np.concatenate([zero, o])  # O(k-1)
+    o0 = np.concatenate([o, zero])  # O(k)
+    P = (1 - p) * o1 + p * o0
+    Q = p * o1 + (1 - p) * o0
+    err_a = float(np.max(log_pmf_error(la)))
+    err_b = float(np.max(log_pmf_error(lb)))
+    rel = math.expm1(err_a + err_b) + (min(ea.size, eb.size) + 8) * 2 * UNIT_ROUNDOFF
+    return P, Q, rel, log_out + 1e-12
+
+
+def _delta_linear(P: np.ndarray, Q: np.ndarray, gamma: float, rel: float,
+                  resid: float) -> tuple[float, float]:
+    """Certified (lower, upper) of max(H_gamma(P||Q), H_gamma(Q||P)) from linear arrays."""
+    out = []
+    for a, b in ((P, Q), (Q, P)):
+        d = a - gamma * b
+        pos = d > 0
+        nominal = math.fsum(d[pos])
+        err = rel * (float(np.sum(a[pos])) + gamma * float(np.sum(b[pos]))) * 1.01 \
+            + 4 * a.size * UNIT_ROUNDOFF * max(nominal, 0.0) + 1e-300
+        # the windows' residual can only add to a (upper end) and to b (lower end: the
+        # truncated b makes a - gamma b look larger than it is)
+        out.append((max(nominal - err - gamma * resid * 1.0000001, 0.0),
+                    nominal + err + resid * 1.0000001))
+    return max(o[0] for o in out), max(o[1] for o in out)
+
+
+def _order_delta_direct(n: int, p: float, ones: int, gamma: float,
+                        tail: float) -> tuple[float, float]:
+    """Certified (lower, upper) of H_gamma(P || Q) alone at one count (direct)."""
+    P, Q, rel, resid = _pair_linear(n, p, ones, tail)
+    d = P - gamma * Q
+    pos = d > 0
+    nominal = math.fsum(d[pos])
+    err = rel * (float(np.sum(P[pos])) + gamma * float(np.sum(Q[pos]))) * 1.01 \
+        + 4 * P.size * UNIT_ROUNDOFF * max(nominal, 0.0) + 1e-300
+    return (max(nominal - err - gamma * resid * 1.0000001, 0.0),
+            nominal + err + resid * 1.0000001)
+
+
+def _log_window(n: int, prob: float, log_tail: float) -> tuple[int, int, float]:
+    """[lo, hi] with log(outside mass of Bin(n, prob)) <= about log_tail, and that log
+    bound certified by the Chernoff exponent at the edges (any log_tail, even below the
+    float range)."""
+    mean = n * prob
+    sd = math.sqrt(n * prob * (1 - prob))
+    z = math.sqrt(2 * max(-log_tail, 1.0)) + 3.0
+    lo = max(0, int(math.floor(mean - z * sd - (-log_tail) / 3)) - 1)
+    hi = min(n, int(math.ceil(mean + z * sd + (-log_tail) / 3)) + 1)
+    logs = []
+    for edge in ([lo - 1] if lo > 0 else []) + ([hi + 1] if hi < n else []):
+        f = float(bd0(np.array(float(edge)), mean) + bd0(np.array(float(n - edge)),
+                                                           n * (1 - prob)))
+        logs.append(-f * (1 - 1e-10) + 1e-12)
+    if not logs:
+        return lo, hi, -math.inf
+    top = max(logs)
+    return lo, hi, top + math.log(sum(math.exp(v - top) for v in logs))
