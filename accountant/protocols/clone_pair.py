@@ -52,6 +52,7 @@ from accountant.result import Direction, Kind, Result, Source
 
 __all__ = [
     "ClonePair",
+    "count_blocks",
     "fmt_clones",
     "blanket_k_rr",
     "hockey_stick_terms",
@@ -213,8 +214,16 @@ def _terms(pair: ClonePair, cs: np.ndarray, gamma: float,
 def _c_blocks(pair: ClonePair, tail: float, blocks: int,
               log_tail: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                      float]:
-    """Block starts, ends and masses of C over a certified window, and log of the mass
-    outside it (below e^log_tail if given, else below tail).
+    """count_blocks for the pair's C ~ Bin(others, clone_probability)."""
+    return count_blocks(pair.others, pair.clone_probability, tail, blocks, log_tail)
+
+
+def count_blocks(n_other: int, q: float, tail: float, blocks: int,
+                 log_tail: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                         float]:
+    """Block starts, ends and masses (rounded up) of a count C ~ Bin(n_other, q) over a
+    certified window, and log of the mass outside it (below e^log_tail if given, else
+    below tail). Shared with `k_rr_blanket`, whose count is the blanket size N.
 
     Blocks are narrow where C has most mass: in standardized units s the width grows like
     exp(s^2/4), so that mass x width (the block's share of the bracket) is spread evenly;
@@ -223,7 +232,6 @@ def _c_blocks(pair: ClonePair, tail: float, blocks: int,
     """
     from accountant.protocols.binary_rr import _log_window
 
-    n_other, q = pair.others, pair.clone_probability
     if q >= 1.0:
         return np.array([n_other]), np.array([n_other]), np.array([1.0]), -math.inf
     lo, hi, log_cut = _log_window(n_other, q, math.log(tail) if log_tail is None

@@ -7,8 +7,11 @@ each other symbol with probability 1/(e^eps0+k-1).
   (P). The view reduces to (a, b) = (h_x, h_x'), Q = Mult(n; (e^eps0, 1, k-2)/(e^eps0+k-1))
   and P = Q * L with L = (a e^-eps0 + b e^eps0 + (n-a-b))/n. Its divergences are EXACT
   for that pair, hence LOWER bounds on the mechanism.
-- Blanket pair (5.4, `clone_pair.blanket_k_rr`): a certified UPPER bound over every
-  neighbouring pair of k-RR.
+- Blanket pairs: certified UPPER bounds over every neighbouring pair of k-RR. DP values
+  (`epsilon_for_delta`, `delta_for_epsilon`) use `k_rr_blanket` (reveals only the blanket
+  size N; far tighter for k >= 3, equal to 5.4 at k = 2, where 5.4's code is used); Renyi
+  values use the MATH 5.4 pair (`clone_pair.blanket_k_rr`, which also reveals whether the
+  differing user's report left {x, x'}), as k_rr_blanket has no Renyi evaluation yet.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from accountant.domains import ALPHA, DELTA, EPSILON, EPSILON0, N_PAIR, N_USERS
 from accountant.errors import ParameterError
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.numeric.special import bd0, binomial_logpmf, log_pmf_error, two_product
-from accountant.protocols import clone_pair
+from accountant.protocols import clone_pair, k_rr_blanket
 from accountant.protocols.registry import ProtocolSpec
 from accountant.result import Direction, Kind, Result, Source
 from accountant.view import ViewPair
@@ -161,20 +164,27 @@ def _chernoff(m: int, prob: float, x: int) -> float:
 
 
 def blanket_pair(*, n: int, epsilon0: float, k: int) -> clone_pair.ClonePair:
-    """The blanket pair of MATH 5.4: a certified upper bound over all neighbouring pairs."""
+    """The blanket pair of MATH 5.4: a certified upper bound over all neighbouring pairs
+    (used here for Renyi values; `k_rr_blanket.blanket_count_pair` is tighter for DP)."""
     n, epsilon0, k = _check(n, epsilon0, k)
     return clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=k)
 
 
 def epsilon_for_delta(*, n: int, epsilon0: float, k: int, delta: float) -> dict[str, Result]:
-    """{"epsilon": blanket UPPER over all datasets, "epsilon_lower": special pair LOWER}.
+    """{"epsilon": blanket UPPER over all datasets, "epsilon_blanket_lower": that blanket
+    pair's certified lower end, "epsilon_lower": special pair LOWER on the mechanism}.
 
-    The special pair's certified lower end is omitted when n > SPECIAL_PAIR_LIMIT.
+    The blanket pair is `k_rr_blanket` for k >= 3 (MATH 5.4 at k = 2, the same pair). The
+    special pair's values are omitted when n > SPECIAL_PAIR_LIMIT.
     """
     n, epsilon0, k = _check(n, epsilon0, k)
     DELTA.check(delta)
-    out = dict(clone_pair.epsilon_for_delta(blanket_pair(n=n, epsilon0=epsilon0, k=k),
-                                            delta=delta))
+    if k == 2:
+        out = dict(clone_pair.epsilon_for_delta(blanket_pair(n=n, epsilon0=epsilon0, k=k),
+                                                delta=delta))
+    else:
+        out = dict(k_rr_blanket.epsilon_for_delta(
+            k_rr_blanket.blanket_count_pair(n=n, epsilon0=epsilon0, k=k), delta=delta))
     out["epsilon_blanket_lower"] = out.pop("epsilon_lower")
     if n <= SPECIAL_PAIR_LIMIT:
         lo, hi = epsilon_bracket(special_pair(n=n, epsilon0=epsilon0, k=k,
@@ -186,11 +196,16 @@ def epsilon_for_delta(*, n: int, epsilon0: float, k: int, delta: float) -> dict[
 
 
 def delta_for_epsilon(*, n: int, epsilon0: float, k: int, epsilon: float) -> dict[str, Result]:
-    """{"delta": blanket UPPER, "delta_lower": special pair LOWER (n <= limit)}."""
+    """{"delta": blanket UPPER (as epsilon_for_delta), "delta_blanket_lower",
+    "delta_lower": special pair LOWER (n <= limit)}."""
     n, epsilon0, k = _check(n, epsilon0, k)
     EPSILON.check(epsilon)
-    out = dict(clone_pair.delta_for_epsilon(blanket_pair(n=n, epsilon0=epsilon0, k=k),
-                                            epsilon=epsilon))
+    if k == 2:
+        out = dict(clone_pair.delta_for_epsilon(blanket_pair(n=n, epsilon0=epsilon0, k=k),
+                                                epsilon=epsilon))
+    else:
+        out = dict(k_rr_blanket.delta_for_epsilon(
+            k_rr_blanket.blanket_count_pair(n=n, epsilon0=epsilon0, k=k), epsilon=epsilon))
     out["delta_blanket_lower"] = out.pop("delta_lower")
     if n <= SPECIAL_PAIR_LIMIT:
         lo, hi = delta_bracket(special_pair(n=n, epsilon0=epsilon0, k=k), epsilon)
