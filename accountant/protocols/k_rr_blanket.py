@@ -44,10 +44,13 @@ Numerics. x*_s rises by gamma/(1+gamma) < 1 per unit s, so t_s steps by 0 or 1 a
 B_{m+1}(tau+1) = B_m(tau) (m+1)/(2(tau+1)), re-anchored on a certified log-PMF every 32
 steps; S along the path by S_{m+1}(t) = S_m(t) + B_m(t-1)/2 and S_{m+1}(t+1) = S_m(t) -
 B_m(t)/2, started at the path's first slice by K certified terms plus a remainder in
-[0, B_m(t+K)/(1-r)] (as clone_pair). Every rounding is bounded and folded in: the upper end
-uses the smallest S consistent with the bounds, the lower end the largest. A float threshold
-that misses a near-tie a ~ x*_s changes H_s by at most P(s, a)(1+gamma) 12u, and the missed
-outcomes over all slices have P-mass <= 2, hence the 24u(1+gamma) added to every H_N.
+[0, B_m(t+K)/(1-r)] (as clone_pair). Every rounding is bounded and folded in (a log of a
+ratio of exact integers within 8u(1+|log|), running sums by the recursive-summation bound,
+log-PMFs by numeric.special's error model): the upper end uses the smallest S consistent
+with the bounds, the lower end the largest. On slice s, P - gamma Q = C (e-1)(1+gamma)
+(a - x*_s) and P >= C (e-1) a, so a float threshold that misses a near-tie a ~ x*_s (|a -
+x*_s| <= 8u x*_s) changes H_s by at most 8u (1+gamma) P(s, a); one such outcome per slice
+has P-mass <= 1 in all, hence the 24u(1+gamma) added to every H_N.
 
 Renyi divergences of this pair are not implemented (k_rr uses the MATH 5.4 pair for those).
 """
@@ -257,7 +260,7 @@ def _path_log_pmf(mp: np.ndarray, tp: np.ndarray, d: np.ndarray,
     log_b = base + cum
     pos = (np.arange(size) % _ANCHOR).astype(float)[None, :]
     err = (np.repeat(log_pmf_error(anchors), _ANCHOR, axis=1)[:, :size]
-           + 5 * _U * (pos + 1) * (1 + cum_abs) + 4 * _U * np.abs(log_b))
+           + 8 * _U * (pos + 1) * (1 + cum_abs) + 4 * _U * np.abs(log_b))
     return log_b, err
 
 
@@ -270,7 +273,7 @@ def _tail_start(m: np.ndarray, t: np.ndarray, log_b: np.ndarray, log_err: np.nda
     mm, tt = np.where(on, m, 1.0), np.where(on, t, 1.0)
     head = np.log((mm - tt + 1.0) / tt)  # B_m(t) / B_m(t-1)
     log_bt = log_b + head
-    err0 = log_err + 4 * _U * (1 + np.abs(head))
+    err0 = log_err + 8 * _U * (1 + np.abs(head) + np.abs(log_bt))
     terms = np.minimum(mm - tt + 1.0, np.ceil(8 * np.sqrt(mm + 1.0)) + 64).astype(np.int64)
     kmax = int(terms.max())
     j = np.arange(kmax)[None, :]
@@ -280,7 +283,7 @@ def _tail_start(m: np.ndarray, t: np.ndarray, log_b: np.ndarray, log_err: np.nda
                          np.log((mm[:, None] - xs) / (xs + 1.0)), 0.0)  # <= 0
     cum = np.concatenate([np.zeros((m.size, 1)), np.cumsum(steps, axis=1)], axis=1)
     inside = j < terms[:, None]
-    cum_err = np.max(np.where(inside, (j + 1) * 4 * _U * (1 + np.abs(cum)), 0.0), axis=1)
+    cum_err = np.max(np.where(inside, (j + 1) * 8 * _U * (1 + np.abs(cum)), 0.0), axis=1)
     rel = np.expm1(cum_err + err0) + (terms + 4) * _U
     partial = np.sum(np.where(inside, np.exp(cum + log_bt[:, None]), 0.0), axis=1)
     nxt = tt + terms
