@@ -80,6 +80,7 @@ __all__ = [
 
 _U = UNIT_ROUNDOFF
 _ANCHOR = 32  # path steps between certified log-PMF anchors
+_CHUNK_CELLS = 2_000_000  # (N, slice) cells evaluated at once
 _SOURCE = Source(citation="Balle, Bell, Gascon, Nissim, CRYPTO 2019 (blanket idea)",
                  locator="blanket pair revealing only the blanket size N "
                          "(accountant.protocols.k_rr_blanket docstring)")
@@ -170,7 +171,20 @@ def _grid(pair: BlanketCountPair, others: np.ndarray, log_tail: float) -> _Grid:
 def _h_many(pair: BlanketCountPair, gamma: float,
             g: _Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(certified lower, certified upper, nominal d/dgamma) of H_gamma(P_N || Q_N) for
-    each row of the grid. Row i's path starts at its first slice with an outcome in the
+    each row of the grid, in chunks of rows that keep the 2-D temporaries near 16 MB."""
+    step = max(1, _CHUNK_CELLS // g.log_pi.shape[1])
+    parts = [_h_rows(pair, gamma, _Grid(others=g.others[i:i + step], lo=g.lo[i:i + step],
+                                        width=g.width[i:i + step],
+                                        log_pi=g.log_pi[i:i + step],
+                                        dropped=g.dropped[i:i + step]))
+             for i in range(0, g.others.size, step)]
+    low, up, slope = (np.concatenate([p[j] for p in parts]) for j in range(3))
+    return low, up, slope
+
+
+def _h_rows(pair: BlanketCountPair, gamma: float,
+            g: _Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """_h_many on one chunk. Row i's path starts at its first slice with an outcome in the
     test (x*_s < s; x*_s - s decreases in s) and runs to the window's end."""
     w, w1, w2, e = pair.w, pair.w_prime, pair.w_other, pair.exp_epsilon0
     rows, cols = g.log_pi.shape[0], g.log_pi.shape[1] - 1

@@ -146,6 +146,20 @@ def test_per_n_value_is_nonincreasing_in_n(epsilon0, k, epsilon):
     assert up[399] < 0.5 * up[40]  # and it really falls
 
 
+def test_many_n_at_once_equals_one_at_a_time():
+    # 500 rows x ~6000 slices: evaluated in several chunks of rows
+    pair = k_rr_blanket.blanket_count_pair(n=2, epsilon0=1.0, k=3)
+    others = np.arange(100_000, 100_500)
+    low, up = k_rr_blanket.delta_given_others(pair, epsilon=0.02, others=others)
+    for i in (0, 250, 499):
+        one_low, one_up = k_rr_blanket.delta_given_others(pair, epsilon=0.02,
+                                                          others=[others[i]])
+        # equal up to the summation order over padded slices
+        assert low[i] == pytest.approx(one_low[0], rel=1e-12)
+        assert up[i] == pytest.approx(one_up[0], rel=1e-12)
+    assert np.all(low[1:] <= up[:-1]) and up[-1] < up[0]
+
+
 @pytest.mark.parametrize(("n", "epsilon0", "k"), [(1000, 1.0, 3), (1000, 1.0, 10),
                                                   (20_000, 2.0, 4)])
 def test_tighter_than_the_flagged_blanket_pair(n, epsilon0, k):
