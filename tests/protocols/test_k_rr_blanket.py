@@ -1,7 +1,9 @@
 """The N-revealing blanket pair of shuffled k-RR (k_rr_blanket): soundness against brute-force
 enumeration of the real shuffled histogram over ALL datasets, an independent mpmath
 evaluation of the pair, monotonicity in N, ordering against the MATH 5.4 pair, and the
-counterexample showing that the variation-ratio pair (N not revealed) is not an upper bound.
+counterexample showing that the variation-ratio pair (N not revealed) is not an upper bound
+(others all holding a third symbol: all datasets at n = 5, exact sufficient statistic up to
+n = 100).
 
 Wang, Wang, Li, Ding, Zhou, Wang, Wang, Lu, Ye, "Privacy Amplification via Shuffling:
 Unified, Simplified, and Tightened", VLDB 2024: for k-RR the variation-ratio reduction uses
@@ -17,6 +19,7 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from scipy.special import gammaln
 
 from accountant.errors import ParameterError
 from accountant.protocols import clone_pair, k_rr_blanket
@@ -57,6 +60,30 @@ def brute_worst_delta(n, k, epsilon0, epsilon):
     gamma = math.exp(epsilon)
     return max(hockey(*shuffled_pair(others, k, epsilon0), gamma)
                for others in itertools.combinations_with_replacement(range(k), n - 1))
+
+
+def third_symbol_delta(n, k, epsilon0, epsilon):
+    """Exact delta of the dataset whose other users all hold a third symbol z (k >= 3),
+    on the sufficient statistic (h_x, h_x', h_z, rest total): given the total, the rest
+    is uniform over the k-3 other symbols under both hypotheses."""
+    e = math.exp(epsilon0)
+    w, w1, m = e / (e + k - 1), 1 / (e + k - 1), n - 1
+    a, b, c = np.meshgrid(*(np.arange(m + 1),) * 3, indexing="ij")
+    r = m - a - b - c
+    ok = (r >= 0) if k > 3 else (r == 0)
+    rr = np.where(ok, r, 0)
+    log_o = (gammaln(m + 1) - gammaln(a + 1) - gammaln(b + 1) - gammaln(c + 1)
+             - gammaln(rr + 1) + (a + b) * math.log(w1) + c * math.log(w)
+             + rr * math.log(max(k - 3, 1) * w1))
+    others = np.zeros((m + 2,) * 3)
+    others[:m + 1, :m + 1, :m + 1] = np.where(ok, np.exp(log_o), 0.0)
+
+    def plus(axis):
+        return np.roll(others, 1, axis=axis)  # the wrapped slice is all zeros
+
+    p = w * plus(0) + w1 * plus(1) + w1 * plus(2) + (k - 3) * w1 * others
+    q = w1 * plus(0) + w * plus(1) + w1 * plus(2) + (k - 3) * w1 * others
+    return hockey(p, q, math.exp(epsilon))
 
 
 # ------------------------------------------------------------------ mpmath pairs
@@ -197,6 +224,17 @@ def test_variation_ratio_pair_is_below_the_exact_mechanism(n, k, truth, merged):
 def test_brute_force_worst_dataset_at_n_5_k_4_is_the_third_symbol_one():
     exact = hockey(*shuffled_pair((2, 2, 2, 2), 4, 2.0), math.e)
     assert brute_worst_delta(5, 4, 2.0, 1.0) == pytest.approx(exact, rel=1e-12)
+    assert third_symbol_delta(5, 4, 2.0, 1.0) == pytest.approx(exact, rel=1e-12)
+
+
+@pytest.mark.parametrize(("n", "k", "epsilon0", "epsilon"), [
+    (30, 6, 2.0, 1.0), (60, 6, 2.0, 0.7), (60, 10, 3.0, 1.0), (100, 20, 3.0, 1.0)])
+def test_third_symbol_dataset_beats_variation_ratio_and_stays_below_the_pair(
+        n, k, epsilon0, epsilon):
+    exact = third_symbol_delta(n, k, epsilon0, epsilon)
+    vr = float(mp_pair_delta(n - 1, epsilon0, k, epsilon, r=1 / (math.exp(epsilon0) + k - 1)))
+    upper = float(pair_delta(n, epsilon0, k, epsilon)["delta"].value)
+    assert vr < exact * (1 - 1e-3) and exact <= upper
 
 
 def test_reference_point_n_1e4_k_10():
