@@ -372,6 +372,13 @@ def _crossing(f: Any, delta: float, epsilon0: float, rtol: float) -> tuple[float
             if g(probe)[0] <= 0:
                 b = min(b, probe)
                 break
+        if abs(gx) < 1e-9 and gx <= 0:
+            # converged from below (b = x certified): Newton's steps shrink to nothing and
+            # never raise a; one probe short of the root closes the bracket
+            probe = x * (1 - rtol / 2)
+            if g(probe)[0] > 0:
+                a = max(a, probe)
+                break
     # lower end: one Newton step on the lower curve from b, then back off until certified
     lo_b, _, slope = f(b)
     _, db = g(b)

@@ -48,9 +48,9 @@ B_m(t)/2, started at the path's first slice by K certified terms plus a remainde
 ratio of exact integers within 8u(1+|log|), running sums by the recursive-summation bound,
 log-PMFs by numeric.special's error model): the upper end uses the smallest S consistent
 with the bounds, the lower end the largest. On slice s, P - gamma Q = C (e-1)(1+gamma)
-(a - x*_s) and P >= C (e-1) a, so a float threshold that misses a near-tie a ~ x*_s (|a -
-x*_s| <= 8u x*_s) changes H_s by at most 8u (1+gamma) P(s, a); one such outcome per slice
-has P-mass <= 1 in all, hence the 24u(1+gamma) added to every H_N.
+(a - x*_s) and P >= C (e-1) a, so a float threshold can only miss a near-tie a (|a - x*_s|
+<= 16u (x*_s + 1), float x* and the rounded w's), which changes H_s by at most 34u
+(1+gamma) P(s, a) <= 34u (1+gamma) P(slice s): added for every slice with a near-tie.
 
 Renyi divergences of this pair are not implemented (k_rr uses the MATH 5.4 pair for those).
 """
@@ -141,6 +141,7 @@ class _Grid:
     width: np.ndarray
     log_pi: np.ndarray
     dropped: np.ndarray
+    slice_mass: np.ndarray  # P-mass (w+w') pi(m) + w'' pi(m+1) of slice s = m+1
 
 
 def _grid(pair: BlanketCountPair, others: np.ndarray, log_tail: float) -> _Grid:
@@ -163,9 +164,12 @@ def _grid(pair: BlanketCountPair, others: np.ndarray, log_tail: float) -> _Grid:
     log_pi = np.full((len(rows), int(width.max()) + 1), -np.inf)
     for i, r in enumerate(rows):
         log_pi[i, :r[1].size] = r[1]
+    pi = np.exp(log_pi)
     return _Grid(others=np.asarray(others, dtype=np.int64),
                  lo=np.array([r[0] for r in rows], dtype=np.int64), width=width,
-                 log_pi=log_pi, dropped=np.array([r[2] for r in rows]))
+                 log_pi=log_pi, dropped=np.array([r[2] for r in rows]),
+                 slice_mass=((pair.w + pair.w_prime) * pi[:, :-1] + pair.w_other * pi[:, 1:])
+                 * (1 + clone_pair._REL))
 
 
 def _h_many(pair: BlanketCountPair, gamma: float,
@@ -176,7 +180,8 @@ def _h_many(pair: BlanketCountPair, gamma: float,
     parts = [_h_rows(pair, gamma, _Grid(others=g.others[i:i + step], lo=g.lo[i:i + step],
                                         width=g.width[i:i + step],
                                         log_pi=g.log_pi[i:i + step],
-                                        dropped=g.dropped[i:i + step]))
+                                        dropped=g.dropped[i:i + step],
+                                        slice_mass=g.slice_mass[i:i + step]))
              for i in range(0, g.others.size, step)]
     low, up, slope = (np.concatenate([p[j] for p in parts]) for j in range(3))
     return low, up, slope
@@ -188,7 +193,6 @@ def _h_rows(pair: BlanketCountPair, gamma: float,
     test (x*_s < s; x*_s - s decreases in s) and runs to the window's end."""
     w, w1, w2, e = pair.w, pair.w_prime, pair.w_other, pair.exp_epsilon0
     rows, cols = g.log_pi.shape[0], g.log_pi.shape[1] - 1
-    extra = g.dropped + 24 * _U * (1 + gamma) + 1e-300
     if gamma >= e:
         return np.zeros(rows), np.minimum(g.dropped, 1.0), np.zeros(rows)
     c0 = ((gamma - 1.0) * (g.others + 1.0) / math.expm1(pair.epsilon0))[:, None]
@@ -198,7 +202,13 @@ def _h_rows(pair: BlanketCountPair, gamma: float,
         return np.floor((gamma * (m + 1.0) + c0) / (1.0 + gamma))
 
     m_all = (g.lo[:, None] + col).astype(float)
-    valid = (threshold(m_all) <= m_all) & (col < g.width[:, None])
+    in_window = col < g.width[:, None]
+    valid = (threshold(m_all) <= m_all) & in_window
+    # near-ties: the float threshold may be off by one there (module docstring)
+    x_all = (gamma * (m_all + 1.0) + c0) / (1.0 + gamma)
+    near = in_window & (np.abs(x_all - np.round(x_all)) <= 16 * _U * (x_all + 1.0))
+    tie_mass = np.sum(np.where(near, g.slice_mass, 0.0), axis=1)
+    extra = g.dropped + 34 * _U * (1 + gamma) * tie_mass * 1.01 + 1e-300
     has = valid.any(axis=1)
     j0 = np.where(has, np.argmax(valid, axis=1), 0)
     src = j0[:, None] + col

@@ -187,6 +187,16 @@ def test_many_n_at_once_equals_one_at_a_time():
     assert np.all(low[1:] <= up[:-1]) and up[-1] < up[0]
 
 
+def test_tiny_delta_is_not_floored_by_rounding_allowances():
+    # eps0 = 8: gamma up to e^8; a flat O(u gamma) allowance would floor delta near 1e-13
+    pair = k_rr_blanket.blanket_count_pair(n=10**5, epsilon0=8.0, k=3)
+    res = k_rr_blanket.delta_for_epsilon(pair, epsilon=4.0)
+    lo, hi = float(res["delta_lower"].value), float(res["delta"].value)
+    assert 0 < lo <= hi <= lo * (1 + 1e-9) and hi < 1e-14
+    eps = k_rr_blanket.epsilon_for_delta(pair, delta=1e-13)
+    assert float(eps["epsilon"].value) < 0.4 * 8.0
+
+
 @pytest.mark.parametrize(("n", "epsilon0", "k"), [(1000, 1.0, 3), (1000, 1.0, 10),
                                                   (20_000, 2.0, 4)])
 def test_tighter_than_the_flagged_blanket_pair(n, epsilon0, k):
