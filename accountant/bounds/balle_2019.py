@@ -3,7 +3,8 @@
 Balle, Bell, Gascon, Nissim, "The Privacy Blanket of the Shuffle Model", CRYPTO 2019
 (arXiv:1903.02837), the k-ary randomized-response corollary, as restated in MATH.md §7.3
 (medium confidence; the theorem's number in the paper is not verified here). The exact
-blanket pair (`accountant.protocols.k_rr`, MATH §5.4) is far tighter; prefer it.
+blanket pairs (`accountant.protocols.k_rr`: `k_rr_blanket` for DP, MATH §5.4 for Renyi) are
+far tighter; prefer them.
 """
 
 from __future__ import annotations
