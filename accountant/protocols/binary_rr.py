@@ -1,17 +1,8 @@
-"""Shuffled binary randomized response: exact views of every neighbouring pair.
+"""Shuffled binary randomized response: the protocol front (MATH.md sec. 5.2).
 
-MATH.md sec. 5.2. Each of n users reports its bit b, flipped with probability
-p = 1/(e^epsilon0 + 1); the shuffler's output is equivalent to the number k of 1s.
-Neighbouring datasets differ in one user (P: that user holds 1, Q: it holds 0); the view
-depends on the other users only through `ones`, how many of them hold a 1:
-
-    O = Bin(ones, 1-p) * Bin(n-1-ones, p),
-    P(k) = (1-p) O(k-1) + p O(k),      Q(k) = p O(k-1) + (1-p) O(k).
-
-For ones = 0 (the special pair of sec. 5.1) Q = Bin(n, p) and the privacy loss has the
-closed form L(k) = log((k e^eps0 + (n-k) e^-eps0)/n) = log1p(2 sinh(eps0) (k - n p)/n).
-Relabelling 0 <-> 1 maps the pair with `ones` to the pair with n-1-ones, P and Q swapped,
-so the maximum over both orders only needs ones <= (n-1)/2.
+The view pair of one count `ones` (how many of the other n-1 users hold a 1) and its
+notation are in `binary_rr_view`; relabelling 0 <-> 1 maps the pair with `ones` to the pair
+with n-1-ones, P and Q swapped, so the maximum over both orders only needs ones <= (n-1)/2.
 
 This module is the protocol's front: the view pair (`binary_rr_view`), the all-counts pass
 (`binary_rr_worst`) and the Renyi divergences (`binary_rr_renyi`) are re-exported here.

@@ -213,34 +213,34 @@ def _pair_linear_log(n: int, p: float, ones: int,
     return P, Q, rel, log_out + 1e-12
 
 
+def _order_delta_linear(a: np.ndarray, b: np.ndarray, gamma: float, rel: float,
+                        resid: float) -> tuple[float, float]:
+    """Certified (lower, upper) of H_gamma(a || b) from linear arrays of relative error rel
+    and window residual resid."""
+    d = a - gamma * b
+    pos = d > 0
+    nominal = math.fsum(d[pos])
+    err = rel * (float(np.sum(a[pos])) + gamma * float(np.sum(b[pos]))) * 1.01 \
+        + 4 * a.size * UNIT_ROUNDOFF * max(nominal, 0.0) + 1e-300
+    # the windows' residual can only add to a (upper end) and to b (lower end: the
+    # truncated b makes a - gamma b look larger than it is)
+    return (max(nominal - err - gamma * resid * 1.0000001, 0.0),
+            nominal + err + resid * 1.0000001)
+
+
 def _delta_linear(P: np.ndarray, Q: np.ndarray, gamma: float, rel: float,
                   resid: float) -> tuple[float, float]:
     """Certified (lower, upper) of max(H_gamma(P||Q), H_gamma(Q||P)) from linear arrays."""
-    out = []
-    for a, b in ((P, Q), (Q, P)):
-        d = a - gamma * b
-        pos = d > 0
-        nominal = math.fsum(d[pos])
-        err = rel * (float(np.sum(a[pos])) + gamma * float(np.sum(b[pos]))) * 1.01 \
-            + 4 * a.size * UNIT_ROUNDOFF * max(nominal, 0.0) + 1e-300
-        # the windows' residual can only add to a (upper end) and to b (lower end: the
-        # truncated b makes a - gamma b look larger than it is)
-        out.append((max(nominal - err - gamma * resid * 1.0000001, 0.0),
-                    nominal + err + resid * 1.0000001))
-    return max(o[0] for o in out), max(o[1] for o in out)
+    (lo1, hi1), (lo2, hi2) = (_order_delta_linear(P, Q, gamma, rel, resid),
+                              _order_delta_linear(Q, P, gamma, rel, resid))
+    return max(lo1, lo2), max(hi1, hi2)
 
 
 def _order_delta_direct(n: int, p: float, ones: int, gamma: float,
                         tail: float) -> tuple[float, float]:
     """Certified (lower, upper) of H_gamma(P || Q) alone at one count (direct)."""
     P, Q, rel, resid = _pair_linear(n, p, ones, tail)
-    d = P - gamma * Q
-    pos = d > 0
-    nominal = math.fsum(d[pos])
-    err = rel * (float(np.sum(P[pos])) + gamma * float(np.sum(Q[pos]))) * 1.01 \
-        + 4 * P.size * UNIT_ROUNDOFF * max(nominal, 0.0) + 1e-300
-    return (max(nominal - err - gamma * resid * 1.0000001, 0.0),
-            nominal + err + resid * 1.0000001)
+    return _order_delta_linear(P, Q, gamma, rel, resid)
 
 
 def _log_window(n: int, prob: float, log_tail: float) -> tuple[int, int, float]:

@@ -35,6 +35,7 @@ for the caller to evaluate directly.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -59,21 +60,23 @@ BLOCK = 256
 _MARGIN = 24
 
 
-def _binomial_window(m: int, prob: float, log_tail: float,
-                     window: object) -> tuple[np.ndarray, int, float, float]:
+def _binomial_window(m: int, prob: float,
+                     log_tail: float) -> tuple[np.ndarray, int, float, float]:
     """(linear PMF on a certified window, its first point, log outside mass, relative error)."""
     if m == 0:
         return np.ones(1), 0, -math.inf, 0.0
-    lo, hi, log_out = window(m, prob, log_tail)  # type: ignore[operator]
+    lo, hi, log_out = _log_window(m, prob, log_tail)
     logs = binomial_logpmf(np.arange(lo, hi + 1), m, prob)
     return np.exp(logs), lo, log_out, math.expm1(float(np.max(log_pmf_error(logs))))
 
 
+@functools.lru_cache(maxsize=8)
 def _kernels(size: int, p: float) -> tuple[np.ndarray, float]:
     """Row j = PMF of Bin(j, 1-p) + Bin(size-1-j, p) on 0..size-1, and its relative error.
 
     Full supports (no cut); entries below the float range underflow to 0, a loss of at most
-    size * 1e-300 mass that the caller adds to the residual.
+    size * 1e-300 mass that the caller adds to the residual. Cached (the epsilon search
+    runs several passes at the same p); the array is read-only.
     """
     rows = np.zeros((size, size))
     err = 0.0
@@ -82,6 +85,7 @@ def _kernels(size: int, p: float) -> tuple[np.ndarray, float]:
         b = binomial_logpmf(np.arange(size - j), size - 1 - j, p)
         rows[j] = np.convolve(np.exp(a), np.exp(b))
         err = max(err, float(np.max(log_pmf_error(a))) + float(np.max(log_pmf_error(b))))
+    rows.flags.writeable = False
     return rows, math.expm1(err) + (size + 8) * 2 * UNIT_ROUNDOFF
 
 
@@ -98,12 +102,10 @@ def _argmax_g(o: np.ndarray, c1: float, c2: float) -> int:
 
 
 def _block(n: int, p: float, gamma: float, m0: int, size: int, kern: np.ndarray,
-           rel_k: float, log_tail: float, window: object
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+           rel_k: float, log_tail: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(lower, upper, certified?) of delta_m(gamma), order (P||Q), m = m0..m0+size-1."""
-    a, lo_a, out_a, rel_a = _binomial_window(m0, 1 - p, log_tail - math.log(2), window)
-    b, lo_b, out_b, rel_b = _binomial_window(n - m0 - size, p, log_tail - math.log(2),
-                                             window)
+    a, lo_a, out_a, rel_a = _binomial_window(m0, 1 - p, log_tail - math.log(2))
+    b, lo_b, out_b, rel_b = _binomial_window(n - m0 - size, p, log_tail - math.log(2))
     base = np.convolve(a, b)
     start = lo_a + lo_b
     s_base = _survival(base)
@@ -145,13 +147,12 @@ def _block(n: int, p: float, gamma: float, m0: int, size: int, kern: np.ndarray,
     return np.maximum(lower, 0.0), np.maximum(upper, 0.0), ok
 
 
-def order_deltas(n: int, p: float, gamma: float, log_tail: float,
-                 window: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def order_deltas(n: int, p: float, gamma: float,
+                 log_tail: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(lower, upper, certified?) arrays of delta_m(gamma) in order (P||Q), m = 0..n-1.
 
-    `window(m, prob, log_tail) -> (lo, hi, log outside mass)` chooses certified bulk windows
-    (binary_rr's Chernoff-certified `_log_window`). Counts with certified? False must be
-    evaluated by the caller (their bounds here are only the window's values).
+    Bulk windows come from the Chernoff-certified `_log_window`. Counts with certified?
+    False must be evaluated by the caller (their bounds here are only the window's values).
     """
     lower = np.empty(n)
     upper = np.empty(n)
@@ -164,7 +165,7 @@ def order_deltas(n: int, p: float, gamma: float, log_tail: float,
             kern_k, rel_kk = _kernels(k, p)
         else:
             kern_k, rel_kk = kern, rel_k
-        lo, hi, good = _block(n, p, gamma, m0, k, kern_k, rel_kk, log_tail, window)
+        lo, hi, good = _block(n, p, gamma, m0, k, kern_k, rel_kk, log_tail)
         lower[m0:m0 + k], upper[m0:m0 + k], ok[m0:m0 + k] = lo, hi, good
     return lower, upper, ok
 
@@ -181,7 +182,7 @@ def worst_case_pairs(*, n: int, epsilon0: float, epsilon: float,
     EPSILON.check(epsilon)
     p = flip_probability(epsilon0)
     gamma = math.exp(epsilon)
-    lower, upper, ok = order_deltas(n, p, gamma, math.log(tail), _log_window)
+    lower, upper, ok = order_deltas(n, p, gamma, math.log(tail))
     for m in np.flatnonzero(~ok):
         lower[m], upper[m] = _order_delta_direct(n, p, int(m), gamma, tail)
     half = np.arange(0, (n - 1) // 2 + 1)

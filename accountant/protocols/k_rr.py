@@ -170,6 +170,14 @@ def blanket_pair(*, n: int, epsilon0: float, k: int) -> clone_pair.ClonePair:
     return clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=k)
 
 
+def _upper_pair(n: int, epsilon0: float, k: int) -> tuple[Any, Any]:
+    """(module, pair) of the DP upper bound: the MATH 5.4 pair at k = 2 (it reveals nothing
+    more there), the pair revealing only N (`k_rr_blanket`) for k >= 3."""
+    if k == 2:
+        return clone_pair, blanket_pair(n=n, epsilon0=epsilon0, k=k)
+    return k_rr_blanket, k_rr_blanket.blanket_count_pair(n=n, epsilon0=epsilon0, k=k)
+
+
 def epsilon_for_delta(*, n: int, epsilon0: float, k: int, delta: float) -> dict[str, Result]:
     """{"epsilon": blanket UPPER over all datasets, "epsilon_blanket_lower": that blanket
     pair's certified lower end, "epsilon_lower": special pair LOWER on the mechanism}.
@@ -179,12 +187,8 @@ def epsilon_for_delta(*, n: int, epsilon0: float, k: int, delta: float) -> dict[
     """
     n, epsilon0, k = _check(n, epsilon0, k)
     DELTA.check(delta)
-    if k == 2:
-        out = dict(clone_pair.epsilon_for_delta(blanket_pair(n=n, epsilon0=epsilon0, k=k),
-                                                delta=delta))
-    else:
-        out = dict(k_rr_blanket.epsilon_for_delta(
-            k_rr_blanket.blanket_count_pair(n=n, epsilon0=epsilon0, k=k), delta=delta))
+    module, pair = _upper_pair(n, epsilon0, k)
+    out = dict(module.epsilon_for_delta(pair, delta=delta))
     out["epsilon_blanket_lower"] = out.pop("epsilon_lower")
     if n <= SPECIAL_PAIR_LIMIT:
         lo, hi = epsilon_bracket(special_pair(n=n, epsilon0=epsilon0, k=k,
@@ -200,12 +204,8 @@ def delta_for_epsilon(*, n: int, epsilon0: float, k: int, epsilon: float) -> dic
     "delta_lower": special pair LOWER (n <= limit)}."""
     n, epsilon0, k = _check(n, epsilon0, k)
     EPSILON.check(epsilon)
-    if k == 2:
-        out = dict(clone_pair.delta_for_epsilon(blanket_pair(n=n, epsilon0=epsilon0, k=k),
-                                                epsilon=epsilon))
-    else:
-        out = dict(k_rr_blanket.delta_for_epsilon(
-            k_rr_blanket.blanket_count_pair(n=n, epsilon0=epsilon0, k=k), epsilon=epsilon))
+    module, pair = _upper_pair(n, epsilon0, k)
+    out = dict(module.delta_for_epsilon(pair, epsilon=epsilon))
     out["delta_blanket_lower"] = out.pop("delta_lower")
     if n <= SPECIAL_PAIR_LIMIT:
         lo, hi = delta_bracket(special_pair(n=n, epsilon0=epsilon0, k=k), epsilon)

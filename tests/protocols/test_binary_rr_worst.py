@@ -43,8 +43,7 @@ def mp_order_delta(n: int, epsilon0: float, epsilon: float, ones: int) -> mpmath
     (200, 4.0, 0.5, 1e-16), (300, 1.0, 0.2, 1e-30), (300, 1.0, 0.9, 1e-16)])
 def test_every_count_is_certified_and_brackets_the_mpmath_value(n, epsilon0, epsilon, tail):
     p = binary_rr.flip_probability(epsilon0)
-    lower, upper, ok = order_deltas(n, p, math.exp(epsilon), math.log(tail),
-                                    binary_rr_view._log_window)
+    lower, upper, ok = order_deltas(n, p, math.exp(epsilon), math.log(tail))
     assert ok.all()
     # both ends of the count range, the middle, and a block boundary (256)
     for m in sorted({0, 1, n // 2, n - 2, n - 1} | ({255, 256} if n > 257 else set())):
@@ -138,8 +137,7 @@ def test_exact_worst_case_at_n_1e5(epsilon0):
 def test_order_deltas_cover_every_count_once():
     # blocks of 256 with a shorter last block: every count gets its own row
     p = binary_rr.flip_probability(1.0)
-    lower, upper, ok = order_deltas(600, p, math.exp(0.3), math.log(1e-20),
-                                    binary_rr_view._log_window)
+    lower, upper, ok = order_deltas(600, p, math.exp(0.3), math.log(1e-20))
     assert lower.shape == upper.shape == ok.shape == (600,)
     assert np.all(lower <= upper)
     # the last (short) block's final count against the independent sum
