@@ -23,7 +23,6 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from scipy.optimize import brentq
 
 from accountant.domains import COUNT, PROBABILITY, Interval
 from accountant.errors import ParameterError
@@ -35,6 +34,7 @@ from accountant.numeric.special import (
     negative_binomial_logpmf,
     poisson_logpmf,
 )
+from accountant.numeric.tails import chernoff_window
 from accountant.pmf import PMF, check_backend, convolve
 
 __all__ = [
@@ -55,8 +55,6 @@ DEFAULT_DPS = 50
 _TAIL = Interval("tail", 0.0, 1.0, closed="neither")
 _MEAN = Interval("mu", 0.0, math.inf, closed="left")
 _SHAPE = Interval("r", 0.0, math.inf, closed="neither")
-# Relative slack on a float Chernoff exponent before it is used as a certificate.
-_EXPONENT_SLACK = 1e-9
 
 
 def _prob(p: Any, backend: str, name: str) -> Any:
@@ -71,43 +69,6 @@ def _prob(p: Any, backend: str, name: str) -> Any:
     return float(p)
 
 
-def _certify(exponent: float) -> float:
-    """exp(-exponent), made an upper bound despite float error in the exponent."""
-    return math.exp(-exponent * (1 - _EXPONENT_SLACK) + 1e-12)
-
-
-def _solve(f: Callable[[float], float], target: float, a: float, b: float) -> float:
-    """The x in [a, b] with f(x) = target, f monotone, f(a), f(b) on either side."""
-    return brentq(lambda x: f(x) - target, a, b, xtol=1e-9, rtol=1e-14, maxiter=500)
-
-
-def _window(f: Callable[[float], float], mean: float, lo_limit: float, hi_limit: float,
-            tail: float) -> tuple[int, int, float]:
-    """Integer window [lo, hi] around `mean` with each side's Chernoff bound <= tail/2.
-
-    f is the Chernoff exponent (0 at the mean, decreasing below it, increasing above);
-    `hi_limit` may be inf. Returns (lo, hi, certified mass outside).
-    """
-    _TAIL.check(tail)
-    target = math.log(2.0 / tail)
-    if f(lo_limit) <= target:
-        lo, below = int(lo_limit), 0.0
-    else:
-        x = _solve(f, target, lo_limit, mean)
-        lo = int(math.floor(x)) + 1
-        below = _certify(f(lo - 1)) if lo - 1 >= lo_limit else 0.0
-    if math.isfinite(hi_limit) and f(hi_limit) <= target:
-        hi, above = int(hi_limit), 0.0
-    else:
-        b = max(2.0 * mean, mean + 10.0)
-        while f(b) <= target:
-            b *= 2.0
-        x = _solve(f, target, mean, b if not math.isfinite(hi_limit) else min(b, hi_limit))
-        hi = int(math.ceil(x)) - 1
-        above = _certify(f(hi + 1))
-    return max(lo, int(lo_limit)), hi, below + above
-
-
 def binomial_window(n: int, p: float, tail: float) -> tuple[int, int, float]:
     """[lo, hi] holding all but a certified <= tail of Bin(n, p)'s mass, and that bound."""
     _TAIL.check(tail)
@@ -120,7 +81,7 @@ def binomial_window(n: int, p: float, tail: float) -> tuple[int, int, float]:
     def f(x: float) -> float:
         return float(bd0(np.array(x), n * p) + bd0(np.array(n - x), n * q))
 
-    return _window(f, n * p, 0.0, float(n), tail)
+    return chernoff_window(f, n * p, 0.0, float(n), tail)
 
 
 def binomial(n: int, p: Any, *, backend: str = "float", tail: float | None = None,
@@ -195,7 +156,8 @@ def poisson(mu: float, *, backend: str = "float", tail: float = DEFAULT_TAIL,
     def f(x: float) -> float:
         return float(bd0(np.array(x), mu_f))
 
-    lo, hi, cut = _window(f, mu_f, 0.0, math.inf, tail)
+    _TAIL.check(tail)
+    lo, hi, cut = chernoff_window(f, mu_f, 0.0, math.inf, tail)
     ks = np.arange(lo, hi + 1)
     if backend == "float":
         vals = poisson_logpmf(ks, mu_f)
@@ -259,7 +221,8 @@ def negative_binomial(r: float, p: Any, *, backend: str = "float", tail: float =
             return -rf * math.log(pf)
         return k * math.log(k / (qf * (k + rf))) + rf * math.log(rf / (pf * (k + rf)))
 
-    lo, hi, cut = _window(g, mean, 0.0, math.inf, tail)
+    _TAIL.check(tail)
+    lo, hi, cut = chernoff_window(g, mean, 0.0, math.inf, tail)
     ks = np.arange(lo, hi + 1)
     if backend == "float":
         vals = negative_binomial_logpmf(ks, rf, pf)

@@ -19,7 +19,7 @@ from accountant.errors import PrecisionError
 from accountant.numeric import rounding
 from accountant.numeric.mp import to_mpf
 
-__all__ = ["Kind", "Direction", "Source", "Result", "tightest", "Value"]
+__all__ = ["Bracket", "Kind", "Direction", "Source", "Result", "tightest", "Value"]
 
 Value = float | Fraction | mpmath.mpf
 
@@ -119,6 +119,48 @@ class Result:
             out["source"] = str(self.source)
         if self.error_budget:
             out["error_budget"] = self.error_budget
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Bracket:
+    """Lower and upper ends of one privacy quantity of a mechanism (docs/soundness.md).
+
+    Attributes:
+        lower: a LOWER (or EXACT) Result on the mechanism's value, or None if unknown.
+        upper: an UPPER (or EXACT) Result on the mechanism's value, or None if unknown.
+        pair_lower: when `upper` is the value of a bounding pair (clones, blanket), that
+            pair's own certified lower end: it says how tight the numerics are, not how
+            tight the pair is; it is no lower bound on the mechanism.
+        pair_name: the bounding pair's name ("clones", "blanket"), for labels.
+        special: the value of the special neighbouring pair (all other users equal): one
+            pair's value, a lower bound on the mechanism read at its numerical upper end.
+    """
+
+    lower: Result | None = None
+    upper: Result | None = None
+    pair_lower: Result | None = None
+    pair_name: str | None = None
+    special: Result | None = None
+
+    def __post_init__(self) -> None:
+        if self.lower is not None and self.lower.kind is Kind.UPPER:
+            raise ValueError(f"Bracket.lower is an upper bound ({self.lower.method})")
+        if self.upper is not None and self.upper.kind is Kind.LOWER:
+            raise ValueError(f"Bracket.upper is a lower bound ({self.upper.method})")
+
+    def json_items(self, quantity: str) -> dict[str, Any]:
+        """The CLI's JSON keys: quantity (upper), quantity_lower, quantity_<pair>_lower,
+        quantity_special."""
+        out: dict[str, Any] = {}
+        if self.upper is not None:
+            out[quantity] = self.upper.to_json()
+        if self.lower is not None:
+            out[f"{quantity}_lower"] = self.lower.to_json()
+        if self.pair_lower is not None:
+            out[f"{quantity}_{self.pair_name or 'pair'}_lower"] = self.pair_lower.to_json()
+        if self.special is not None:
+            out[f"{quantity}_special"] = self.special.to_json()
         return out
 
 

@@ -20,7 +20,8 @@ import sys
 
 from timing import timed
 
-from accountant.protocols import gkm, gkm_view
+from accountant.protocols import gkm
+from accountant.protocols.gkm import view as gkm_view
 
 
 def worst_case(params: gkm.GkmParameters, method: str) -> float:

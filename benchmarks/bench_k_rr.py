@@ -15,7 +15,8 @@ import argparse
 
 from timing import timed
 
-from accountant.protocols import clone_pair, k_rr_blanket
+from accountant.pairs import clones as clone_pair
+from accountant.protocols.k_rr import blanket as k_rr_blanket
 
 WANG = {(1.0, 3): 0.00308, (1.0, 10): 0.00186, (1.0, 100): 0.000546,
         (4.0, 3): 0.0340, (4.0, 10): 0.0319, (4.0, 100): 0.0198}
@@ -33,7 +34,7 @@ def main() -> None:
         sec, res = timed(lambda pair=pair: k_rr_blanket.epsilon_for_delta(pair, delta=1e-6),
                          repeats)
         worst = max(worst, sec)
-        up, lo = float(res["epsilon"].value), float(res["epsilon_lower"].value)
+        up, lo = float(res.upper.value), float(res.lower.value)
         flagged = clone_pair.epsilon_for_delta(
             clone_pair.blanket_k_rr(n=n, epsilon0=eps0, k=k), delta=1e-6)
         print(f"  eps0={eps0:<4} k={k:<4} eps in [{lo:.6g}, {up:.6g}]  MATH 5.4 pair "

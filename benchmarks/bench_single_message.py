@@ -20,7 +20,8 @@ import argparse
 import numpy as np
 from timing import timed
 
-from accountant.protocols import binary_rr, clone_pair
+from accountant.pairs import clones as clone_pair
+from accountant.protocols import binary_rr
 
 
 def main() -> None:
@@ -35,7 +36,7 @@ def main() -> None:
                 pair = make(n=n, epsilon0=eps0)
                 sec, res = timed(lambda pair=pair: clone_pair.epsilon_for_delta(
                     pair, delta=1e-6), repeats)
-                up, lo = float(res["epsilon"].value), float(res["epsilon_lower"].value)
+                up, lo = float(res.upper.value), float(res.lower.value)
                 print(f"  n={n:.0e} eps0={eps0:<4} {name:<8} eps in [{lo:.6g}, {up:.6g}]"
                       f"  rel bracket {(up - lo) / up:.1e}  median {sec:.3f} s")
     print("2. exact Renyi of the binary-RR special pair, n=1e6, 64 orders")
@@ -59,8 +60,8 @@ def main() -> None:
         for eps0 in (0.5, 1.0, 4.0, 8.0):
             sec, res = timed(lambda n=n, eps0=eps0: binary_rr.epsilon_for_delta(
                 n=n, epsilon0=eps0, delta=1e-6), max(1, repeats // 2))
-            up, lo = float(res["epsilon"].value), float(res["epsilon_lower"].value)
-            special = float(res["epsilon_special"].value)
+            up, lo = float(res.upper.value), float(res.lower.value)
+            special = float(res.special.value)
             print(f"  n={n:.0e} eps0={eps0:<4} eps in [{lo:.9g}, {up:.9g}] (special pair "
                   f"{special:.9g})  median {sec:.2f} s  [{res['epsilon'].method}]")
 

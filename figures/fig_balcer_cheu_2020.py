@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from accountant.protocols.balcer_cheu import zsum_epsilon_bracket, zsum_parameters
-from accountant.protocols.balcer_cheu_audit import AUDIT_GRID, audit_table
+from accountant.protocols.balcer_cheu.audit import AUDIT_GRID, audit_table
 from figures.common import FigureSpec, new_figure, save_figure, write_csv
 
 __all__ = ["FIGURE", "DELTA", "TARGETS", "audit_rows", "curve_rows", "minimum_n", "run"]

@@ -32,7 +32,8 @@ from figures import girgis_pipelines as gp
 from figures.common import FigureSpec, new_figure, save_figure, write_csv
 
 try:  # landing in parallel (see module docstring)
-    from accountant.protocols import binary_rr, clone_pair
+    from accountant.pairs import clones as clone_pair
+    from accountant.protocols import binary_rr
 except ImportError:  # pragma: no cover - depends on the other developer's progress
     binary_rr = clone_pair = None
 
@@ -79,13 +80,13 @@ def point(*, n: int, epsilon0: float, delta: float, orders, clones: bool) -> dic
     if clones and clone_pair is not None:
         pair = clone_pair.fmt_clones(n=n, epsilon0=epsilon0)
         row["fmt_clones_numeric"] = float(
-            clone_pair.epsilon_for_delta(pair, delta=delta)["epsilon"])
+            clone_pair.epsilon_for_delta(pair, delta=delta).upper)
     row["thm3_cks_paper"] = gp.lower_pipeline_epsilon(n=n, epsilon0=epsilon0, delta=delta,
                                                       rounds=1, orders=orders)
     row["binary_rr_lower"] = math.nan
     if binary_rr is not None:
         row["binary_rr_lower"] = float(binary_rr.epsilon_for_delta(
-            n=n, epsilon0=epsilon0, delta=delta, ones=0)["epsilon_lower"])
+            n=n, epsilon0=epsilon0, delta=delta, ones=0).lower)
     return row
 
 

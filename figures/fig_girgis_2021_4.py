@@ -31,7 +31,8 @@ from figures import girgis_pipelines as gp
 from figures.common import FigureSpec, new_figure, save_figure, write_csv
 
 try:  # landing in parallel
-    from accountant.protocols import binary_rr, clone_pair
+    from accountant.pairs import clones as clone_pair
+    from accountant.protocols import binary_rr
 except ImportError:  # pragma: no cover
     binary_rr = clone_pair = None
 
@@ -64,7 +65,7 @@ def clones_curve(*, n: int, epsilon0: float, orders=CLONES_ORDERS) -> RdpCurve |
     results = []
     for a in orders:
         try:
-            results.append(clone_pair.renyi_divergence(pair, alpha=float(a))["renyi"])
+            results.append(clone_pair.renyi_divergence(pair, alpha=float(a)).upper)
         except OverflowError:
             # clone_pair's tail term e^((alpha-1) eps0) overflows a float at large
             # alpha * eps0; fewer orders keep the curve a valid (slightly looser) bound

@@ -29,7 +29,7 @@ view at the claimed δ (a certified bracket), and compares. Two protocols:
 2. **GKM pure-DP counting**: Theorem 6's parameter choice and its MSE claim (MATH.md 9.5), and
    the exact max-divergence of a small instance."""),
     ("code", """from accountant.protocols.balcer_cheu import zsum_epsilon_bracket, zsum_parameters
-from accountant.protocols.balcer_cheu_audit import audit_zsum
+from accountant.protocols.balcer_cheu.audit import audit_zsum
 
 record = audit_zsum(epsilon=0.5, delta=1e-6, n=10**4)
 print(record.claim, "->", record.verdict)
@@ -177,7 +177,7 @@ assert rows[-1][4] < rows[-1][5]"""),
 
     shuffle-accountant compose --mechanism "girgis-thm1 --n 10000 --epsilon0 0.5" \\
         --rounds 1000 --at-delta 1e-5 --sampling-rate 0.01 --method rdp --json"""),
-    ("code", """from accountant.composition.cli import compose
+    ("code", """from accountant.cli.compose import compose
 
 body = compose(["girgis-thm1 --n 10000 --epsilon0 0.5"], rounds=1000, delta=1e-5,
                sampling_rate=0.01, method="rdp")

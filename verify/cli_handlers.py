@@ -1,7 +1,7 @@
 """Command-line handlers that run the literal protocols (`simulate`, and the simulated
 error that `calibrate` reports): they need `verify.samplers`, and `accountant` never
 imports `verify`, so they live here. `accountant.cli` finds this module by name
-(`HANDLER_MODULES` in `accountant.protocols.registry`) and adds `CLI_HANDLERS` to the
+(`EXTRA_HANDLERS` in `accountant.cli.registry`) and uses `CLI_HANDLERS` in place of the
 protocols' own handlers.
 """
 
@@ -15,12 +15,12 @@ from accountant.bounds.balcer_cheu_2020 import (
     accuracy_alpha_thm31,
     simultaneous_alpha_thm32,
 )
+from accountant.cli.faces import balcer_cheu as bc_cli
+from accountant.cli.faces import gkm as gkm_cli
+from accountant.cli.registry import Handler
 from accountant.distributions import binomial
 from accountant.errors import ParameterError, RegimeError
 from accountant.pmf import product, shift
-from accountant.protocols import balcer_cheu_cli as bc_cli
-from accountant.protocols import gkm, gkmp20
-from accountant.protocols.registry import Handler
 from verify.crosscheck import goodness_of_fit, two_sample_test
 from verify.samplers import balcer_cheu as bc_sampler
 from verify.samplers import gkm as gkm_sampler
@@ -78,7 +78,7 @@ def _bc_calibrate(hist: bool) -> Handler:
     """The library's calibration plus, at each p, the simulated error: the fast sampler,
     20000 seeded trials, empirical 0.99 quantile of |output - ones/n| (zsum) or of the
     simultaneous error (hist)."""
-    exact_handler = bc_cli.CLI_SPEC[1 if hist else 0].handlers["calibrate"]
+    exact_handler = (bc_cli.HIST if hist else bc_cli.ZSUM).handlers["calibrate"]
 
     def handle(args: argparse.Namespace) -> dict[str, Any]:
         out = exact_handler(args)
@@ -115,6 +115,6 @@ CLI_HANDLERS: dict[tuple[str, str], Handler] = {
     ("simulate", "bc-hist"): _bc_simulate(True),
     ("calibrate", "bc-zsum"): _bc_calibrate(False),
     ("calibrate", "bc-hist"): _bc_calibrate(True),
-    ("simulate", "gkm-count"): _gkm_simulate(gkm.parameters_from_args),
-    ("simulate", "gkmp20-count"): _gkm_simulate(gkmp20.parameters_from_args),
+    ("simulate", "gkm-count"): _gkm_simulate(gkm_cli.parameters_from_args),
+    ("simulate", "gkmp20-count"): _gkm_simulate(gkm_cli.gkmp20_parameters_from_args),
 }

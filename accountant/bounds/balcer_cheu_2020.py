@@ -25,14 +25,11 @@ privacy parameter) as the paper states them; the exact values live in
 
 from __future__ import annotations
 
-import argparse
 import math
-from typing import Any
 
-from accountant.domains import DELTA, EPSILON, N_USERS, Interval
+from accountant.domains import N_USERS, Interval
 from accountant.errors import ParameterError, RegimeError
 from accountant.numeric import rounding
-from accountant.protocols.registry import BoundSpec
 from accountant.result import Direction, Kind, Result, Source
 
 __all__ = [
@@ -44,7 +41,6 @@ __all__ = [
     "simultaneous_alpha_thm32",
     "lemma_a3_delta",
     "lemma_a3_epsilon",
-    "CLI_BOUNDS",
 ]
 
 CITATION = "Balcer, Cheu, Separating Local & Shuffled Differential Privacy via Histograms, ITC 2020"
@@ -179,55 +175,3 @@ def lemma_a3_delta(*, n: int, gamma: float, a: float, k: int = 1) -> Result:
                   direction=Direction.MAX, method=f"{_NAME}.lemma_a3_delta",
                   source=Source(citation=CITATION, locator="Lemma A.3"),
                   at=lemma_a3_epsilon(a=a))
-
-
-# ---------------------------------------------------------------- command line
-def _add(p: argparse.ArgumentParser) -> None:
-    from accountant.cli import positive_int
-
-    p.add_argument("--n", type=positive_int, required=True)
-    p.add_argument("--epsilon", type=float, required=True)
-    p.add_argument("--delta", type=float, required=True)
-    p.add_argument("--beta", type=float, default=0.01)
-
-
-def _handle(args: argparse.Namespace) -> dict[str, Any]:
-    EPSILON.check(args.epsilon)
-    DELTA.check(args.delta)
-    p = paper_p(epsilon=args.epsilon, delta=args.delta, n=args.n)
-    return {"params": {"n": args.n, "epsilon": args.epsilon, "delta": args.delta, "p": p,
-                       "beta": args.beta},
-            "claimed_epsilon": {"value": args.epsilon, "kind": "upper",
-                                "source": f"{CITATION}, Theorem 3.1(i)"},
-            "accuracy_alpha": accuracy_alpha_thm31(epsilon=args.epsilon, delta=args.delta,
-                                                   n=args.n, beta=args.beta).to_json()}
-
-
-def _add_smoothness(p: argparse.ArgumentParser) -> None:
-    from accountant.cli import positive_int
-
-    p.add_argument("--n", type=positive_int, required=True)
-    p.add_argument("--gamma", type=float, required=True, help="Bin(n, gamma), gamma <= 1/2")
-    p.add_argument("--a", type=float, required=True, help="eps = log((1+a)/(1-a))")
-    p.add_argument("--k", type=positive_int, default=1)
-
-
-def _handle_smoothness(args: argparse.Namespace) -> dict[str, Any]:
-    # The exact value is a computation on the distribution, not a closed form: imported
-    # here (CLI layer) so that this module keeps depending on numeric/domains/result only.
-    from accountant.protocols.balcer_cheu_smoothness import binomial_smoothness_delta
-
-    closed = lemma_a3_delta(n=args.n, gamma=args.gamma, a=args.a, k=args.k)
-    exact = binomial_smoothness_delta(n=args.n, gamma=args.gamma,
-                                      epsilon=lemma_a3_epsilon(a=args.a), k=args.k)
-    return {"params": {"n": args.n, "gamma": args.gamma, "a": args.a, "k": args.k,
-                       "epsilon": lemma_a3_epsilon(a=args.a)},
-            "delta": closed.to_json(), "delta_exact": exact.to_json()}
-
-
-CLI_BOUNDS = [BoundSpec(name="bc20-zsum", summary="Balcer-Cheu 2020 Theorem 3.1: p and accuracy",
-                        add_arguments=_add, handler=_handle),
-              BoundSpec(name="bc20-smoothness",
-                        summary="Balcer-Cheu 2020 Lemma A.3 beside the exact smoothness",
-                        add_arguments=_add_smoothness, handler=_handle_smoothness)]
-

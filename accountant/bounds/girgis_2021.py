@@ -24,7 +24,7 @@ import warnings
 import mpmath
 import numpy as np
 
-from accountant.bounds import _binomial_moments as moments
+from accountant.bounds import binomial_moments as moments
 from accountant.domains import EPSILON0, N_USERS, Interval
 from accountant.errors import LooseBoundWarning, ParameterError, RegimeError
 from accountant.numeric import rounding

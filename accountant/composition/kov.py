@@ -29,6 +29,7 @@ import numpy as np
 from accountant.domains import DELTA, EPSILON, Interval
 from accountant.errors import ParameterError, RegimeError
 from accountant.numeric import rounding
+from accountant.pmf import PMF
 from accountant.result import Direction, Kind, Result, Source
 from accountant.view import ViewPair
 
@@ -158,7 +159,6 @@ def kov_view_pair(*, epsilon: float, delta: float) -> ViewPair:
     _DELTA0.check(delta)
     if delta >= 1:
         raise ParameterError(f"delta={delta!r} is outside [0, 1)")
-    from accountant.pmf import PMF
 
     log_keep = math.log1p(-delta)
     hi = log_keep - float(np.logaddexp(0.0, -epsilon))   # log((1-d) e^e/(1+e^e))

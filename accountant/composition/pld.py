@@ -38,7 +38,7 @@ import numpy as np
 from dp_accounting.pld import pld_pmf
 
 from accountant.composition.rdp import ROUNDS
-from accountant.divergence._common import ULP_SLACK, arr
+from accountant.divergence.common import ULP_SLACK, arr
 from accountant.domains import DELTA, EPSILON, POSITIVE
 from accountant.errors import ParameterError, PrecisionError
 from accountant.numeric import rounding

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from accountant.divergence import renyi_divergence
 from accountant.domains import ALPHA, EPSILON, Interval
 from accountant.errors import ParameterError
 from accountant.numeric import rounding
@@ -114,7 +115,6 @@ class RdpCurve:
     def from_view(cls, view: ViewPair, orders: Iterable[float] = DEFAULT_ORDERS, *,
                   direction: Direction | str = Direction.MAX) -> RdpCurve:
         """D_alpha of a view pair at each order (`accountant.divergence.renyi_divergence`)."""
-        from accountant.divergence import renyi_divergence
 
         results = [renyi_divergence(view, a, direction=direction) for a in orders]
         desc = dict(view.description)

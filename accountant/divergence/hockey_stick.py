@@ -26,7 +26,7 @@ import mpmath
 import numpy as np
 
 from accountant.distributions import DEFAULT_DPS
-from accountant.divergence._common import (
+from accountant.divergence.common import (
     ULP_SLACK,
     add_values,
     arr,

@@ -19,7 +19,7 @@ import mpmath
 import numpy as np
 
 from accountant.distributions import DEFAULT_DPS
-from accountant.divergence._common import (
+from accountant.divergence.common import (
     ULP_SLACK,
     arr,
     as_direction,

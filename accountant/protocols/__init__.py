@@ -1,2 +1,4 @@
-"""One module per protocol; each builds the `ViewPair` of its shuffled output and may
-expose `CLI_SPEC` (see `accountant.protocols.registry`)."""
+"""One package per protocol family. Each exposes, through its package face, the functions
+that build its shuffled views and privacy values, and a frozen `Mechanism` implementing the
+protocol contract of `accountant.protocols.contract`. A protocol uses another protocol
+only through that package face."""

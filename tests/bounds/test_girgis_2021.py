@@ -224,10 +224,11 @@ def test_remark3_best_gamma_between_reverse_and_thm1(n, epsilon0, alpha):
         g.rdp_upper_remark3(alpha=alpha, epsilon0=epsilon0, n=n, gammas=(0.5, 0))
 
 
-@pytest.mark.parametrize("module", ["girgis_2021", "feldman_2020", "balle_2019",
-                                    "erlingsson_2019", "commands"])
+@pytest.mark.parametrize("module", ["bounds.girgis_2021", "bounds.feldman_2020",
+                                    "bounds.balle_2019", "bounds.erlingsson_2019",
+                                    "cli.faces.bounds"])
 def test_all_names_exist(module):
     import importlib
 
-    mod = importlib.import_module(f"accountant.bounds.{module}")
+    mod = importlib.import_module(f"accountant.{module}")
     assert mod.__all__ and all(hasattr(mod, name) for name in mod.__all__)

@@ -30,7 +30,7 @@ from accountant.bounds import girgis_2021 as g
 from accountant.errors import RegimeError
 
 binary_rr = pytest.importorskip("accountant.protocols.binary_rr")
-clone_pair = pytest.importorskip("accountant.protocols.clone_pair")
+clone_pair = pytest.importorskip("accountant.pairs.clones")
 
 # Each point costs ~0.1–1 s (the protocol pairs); the wide sweep is marked slow.
 FAST_RENYI = [(2, 1.0, 2), (50, 0.1, 8.5), (50, 4.0, 64), (300, 1.0, 3), (300, 8.0, 2),
@@ -51,10 +51,10 @@ def renyi_chain(n, epsilon0, alpha):
     for name, pair in (("blanket", clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=2)),
                        ("clones", clone_pair.fmt_clones(n=n, epsilon0=epsilon0))):
         r = clone_pair.renyi_divergence(pair, alpha=alpha)
-        v[name + "_lo"], v[name + "_up"] = r["renyi_lower"].value, r["renyi"].value
+        v[name + "_lo"], v[name + "_up"] = r.lower.value, r.upper.value
     if n <= WORST_CASE_LIMIT:
         r = binary_rr.renyi_divergence(n=n, epsilon0=epsilon0, alpha=alpha)
-        v["worst_lo"], v["worst_up"] = r["renyi_lower"].value, r["renyi"].value
+        v["worst_lo"], v["worst_up"] = r.lower.value, r.upper.value
     return v
 
 
@@ -132,7 +132,7 @@ def test_theorem_2_can_be_below_the_refinement():
     thm2 = g.rdp_upper_thm2(alpha=alpha, epsilon0=epsilon0, n=n).value
     assert thm2 < refined / 2
     clones = clone_pair.renyi_divergence(clone_pair.fmt_clones(n=n, epsilon0=epsilon0),
-                                         alpha=alpha)["renyi"].value
+                                         alpha=alpha).upper.value
     assert clones < thm2
 
 
@@ -148,17 +148,17 @@ def check_dp_chain(n, epsilon0, delta=1e-6, exact_limit=math.inf):
     clones = clone_pair.epsilon_for_delta(clone_pair.fmt_clones(n=n, epsilon0=epsilon0),
                                           delta=delta)
     where = f"n={n}, epsilon0={epsilon0}"
-    assert blanket["epsilon_lower"].value <= clones["epsilon"].value, where
+    assert blanket.lower.value <= clones.upper.value, where
     if n <= exact_limit:
         exact = binary_rr.epsilon_for_delta(n=n, epsilon0=epsilon0, delta=delta)
-        assert exact["epsilon_lower"].value <= blanket["epsilon"].value, where
-        assert exact["epsilon_lower"].value <= clones["epsilon"].value, where
+        assert exact.lower.value <= blanket.upper.value, where
+        assert exact.lower.value <= clones.upper.value, where
     try:
         fmt = feldman_2020.epsilon_upper(epsilon0=epsilon0, n=n, delta=delta).value
     except RegimeError:
         assert epsilon0 > feldman_2020.max_epsilon0(n=n, delta=delta) - 1e-12, where
         return
-    assert clones["epsilon_lower"].value <= fmt, where
+    assert clones.lower.value <= fmt, where
 
 
 @pytest.mark.parametrize("n,epsilon0", FAST_DP, ids=[f"n={n}-eps0={e}" for n, e in FAST_DP])

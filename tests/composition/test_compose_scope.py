@@ -2,7 +2,7 @@
 pair: a protocol's exact view composes to the pair's value, which is only a lower bound on
 the mechanism unless that pair is the worst case."""
 
-from accountant.composition.cli import compose
+from accountant.cli.compose import compose
 
 
 def test_protocol_view_is_reported_as_pair_scope():

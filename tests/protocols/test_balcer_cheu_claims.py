@@ -9,13 +9,13 @@ import pytest
 from accountant.bounds import balcer_cheu_2020 as paper
 from accountant.errors import ParameterError, RegimeError
 from accountant.protocols import balcer_cheu as bc
-from accountant.protocols.balcer_cheu_audit import AUDIT_GRID, audit_table, audit_zsum
-from accountant.protocols.balcer_cheu_calibration import (
+from accountant.protocols.balcer_cheu.audit import AUDIT_GRID, audit_table, audit_zsum
+from accountant.protocols.balcer_cheu.calibration import (
     accuracy_summary,
     calibrate,
     error_quantile,
 )
-from accountant.protocols.balcer_cheu_smoothness import binomial_smoothness_delta
+from accountant.protocols.balcer_cheu.smoothness import binomial_smoothness_delta
 from accountant.result import Kind
 
 # ---------------------------------------------------------------- closed forms

@@ -15,7 +15,8 @@ from accountant.divergence import epsilon_for_delta as view_epsilon
 from accountant.divergence import renyi_divergence as view_renyi
 from accountant.domains import EPSILON0
 from accountant.errors import ParameterError
-from accountant.protocols import binary_rr, binary_rr_renyi
+from accountant.numeric.summation import cascade_sum
+from accountant.protocols import binary_rr
 from accountant.result import Kind
 
 
@@ -71,7 +72,7 @@ def test_special_pair_epsilon_matches_mpmath_both_orders(n, epsilon0):
     delta = 1e-6
     truth = max(mp_epsilon(P, Q, delta), mp_epsilon(Q, P, delta))
     res = binary_rr.epsilon_for_delta(n=n, epsilon0=epsilon0, delta=delta, ones=0)
-    lo, hi = res["epsilon_lower"], res["epsilon"]
+    lo, hi = res.lower, res.upper
     assert lo.kind is Kind.LOWER and hi.kind is Kind.UPPER
     assert float(lo.value) <= truth <= float(hi.value)
     assert float(hi.value) == pytest.approx(float(truth), rel=1e-9, abs=1e-15)
@@ -83,8 +84,8 @@ def test_special_pair_renyi_matches_mpmath(n, epsilon0, alpha):
     P, Q = mp_special_pair(n, epsilon0)
     truth = max(mp_renyi(P, Q, alpha), mp_renyi(Q, P, alpha))
     res = binary_rr.renyi_divergence(n=n, epsilon0=epsilon0, alpha=alpha, ones=0)
-    assert float(res["renyi_lower"].value) <= truth <= float(res["renyi"].value)
-    assert float(res["renyi"].value) == pytest.approx(float(truth), rel=1e-9)
+    assert float(res.lower.value) <= truth <= float(res.upper.value)
+    assert float(res.upper.value) == pytest.approx(float(truth), rel=1e-9)
 
 
 def test_reverse_order_is_the_larger_one_for_the_special_pair():
@@ -135,9 +136,9 @@ def test_worst_case_equals_brute_force_maximum_over_counts(n, epsilon0):
                                                        backend="mp", tail=None),
                                    delta).value) for m in range(n))
     res = binary_rr.epsilon_for_delta(n=n, epsilon0=epsilon0, delta=delta)
-    assert float(res["epsilon_lower"].value) <= brute * (1 + 1e-12)
-    assert brute <= float(res["epsilon"].value) * (1 + 1e-12)
-    assert float(res["epsilon"].value) == pytest.approx(brute, rel=1e-8)
+    assert float(res.lower.value) <= brute * (1 + 1e-12)
+    assert brute <= float(res.upper.value) * (1 + 1e-12)
+    assert float(res.upper.value) == pytest.approx(brute, rel=1e-8)
 
 
 def test_worst_case_delta_is_max_over_counts():
@@ -146,7 +147,7 @@ def test_worst_case_delta_is_max_over_counts():
                                                      backend="mp", tail=None), eps).value)
                 for m in range(n))
     res = binary_rr.delta_for_epsilon(n=n, epsilon0=1.0, epsilon=eps)
-    assert float(res["delta_lower"].value) <= brute <= float(res["delta"].value)
+    assert float(res.lower.value) <= brute <= float(res.upper.value)
 
 
 def test_worst_case_renyi_is_max_over_counts():
@@ -155,28 +156,28 @@ def test_worst_case_renyi_is_max_over_counts():
                                                      backend="mp", tail=None), alpha).value)
                 for m in range(n))
     res = binary_rr.renyi_divergence(n=n, epsilon0=1.0, alpha=alpha)
-    assert float(res["renyi_lower"].value) <= brute * (1 + 1e-12)
-    assert brute <= float(res["renyi"].value) * (1 + 1e-12)
+    assert float(res.lower.value) <= brute * (1 + 1e-12)
+    assert brute <= float(res.upper.value) * (1 + 1e-12)
 
 
 @given(n=st.integers(min_value=2, max_value=40),
        epsilon0=EPSILON0.strategy(min_value=0.05, max_value=5.0))
 def test_blanket_upper_bound_dominates_the_exact_worst_case(n, epsilon0):
-    from accountant.protocols import clone_pair
+    from accountant.pairs import clones as clone_pair
 
     delta = 1e-5
     exact = binary_rr.epsilon_for_delta(n=n, epsilon0=epsilon0, delta=delta)
     blanket = clone_pair.epsilon_for_delta(clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0,
                                                                    k=2), delta=delta)
-    assert float(exact["epsilon_lower"].value) <= float(blanket["epsilon"].value)
+    assert float(exact.lower.value) <= float(blanket.upper.value)
 
 
 def test_beyond_the_exact_limit_special_pair_and_blanket_are_both_reported():
     res = binary_rr.epsilon_for_delta(n=10**6, epsilon0=1.0, delta=1e-6)
-    assert res["epsilon"].kind is Kind.UPPER and res["epsilon_lower"].kind is Kind.LOWER
-    assert float(res["epsilon_lower"].value) < float(res["epsilon_special"].value) \
-        < float(res["epsilon"].value)
-    assert "blanket" in res["epsilon"].method
+    assert res.upper.kind is Kind.UPPER and res.lower.kind is Kind.LOWER
+    assert float(res.lower.value) < float(res.special.value) \
+        < float(res.upper.value)
+    assert "blanket" in res.upper.method
 
 
 def test_max_divergence_is_epsilon0_and_matches_the_view():
@@ -230,19 +231,19 @@ def test_cascade_sum_is_accurate_under_cancellation():
     import numpy as np
 
     x = np.array([1e16, 1.0, -1e16, 3.0, 1e-300] * 1001)
-    assert binary_rr_renyi._cascade_sum(x) == pytest.approx(4.0 * 1001, rel=1e-15)
+    assert cascade_sum(x) == pytest.approx(4.0 * 1001, rel=1e-15)
 
 
 def test_tiny_delta_worst_case_stays_fast_and_bracketed_by_the_pure_bound():
     # at delta = 1e-40 the scan's window residual must shrink with delta (else every
     # count would be re-examined); epsilon(delta) never exceeds epsilon0
     res = binary_rr.epsilon_for_delta(n=300, epsilon0=1.0, delta=1e-40)
-    assert "the special pair)" in res["epsilon"].method
+    assert "the special pair)" in res.upper.method
     P, Q = mp_special_pair(300, 1.0)
     truth = max(mp_epsilon(P, Q, mpmath.mpf("1e-40")), mp_epsilon(Q, P, mpmath.mpf("1e-40")))
-    assert float(res["epsilon_lower"].value) <= truth <= float(res["epsilon"].value) <= 1.0
+    assert float(res.lower.value) <= truth <= float(res.upper.value) <= 1.0
     top = binary_rr.epsilon_for_delta(n=500, epsilon0=1.0, delta=1e-300)
-    assert float(top["epsilon"].value) <= 1.0
+    assert float(top.upper.value) <= 1.0
 
 
 def test_renyi_curve_worst_case_matches_brute_force_over_counts():

@@ -9,8 +9,11 @@ import mpmath
 import numpy as np
 import pytest
 
-from accountant.protocols import binary_rr, binary_rr_view, binary_rr_worst
-from accountant.protocols.binary_rr_worst import order_deltas
+from accountant.pairs import clones
+from accountant.protocols import binary_rr
+from accountant.protocols.binary_rr import view as binary_rr_view
+from accountant.protocols.binary_rr import worst as binary_rr_worst
+from accountant.protocols.binary_rr.worst import order_deltas
 
 DPS = 50
 
@@ -57,7 +60,7 @@ def test_every_count_is_certified_and_brackets_the_mpmath_value(n, epsilon0, eps
                                                    (1200, 0.5, 0.1)])
 def test_fast_pass_agrees_with_one_direct_convolution_per_count(n, epsilon0, epsilon):
     fast = binary_rr.worst_case_pairs(n=n, epsilon0=epsilon0, epsilon=epsilon, tail=1e-30)
-    direct = binary_rr_worst._worst_case_pairs_direct(n=n, epsilon0=epsilon0, epsilon=epsilon,
+    direct = binary_rr_worst.worst_case_pairs_direct(n=n, epsilon0=epsilon0, epsilon=epsilon,
                                                 tail=1e-30)
     for (m, lo, hi), (m2, lo2, hi2) in zip(fast, direct, strict=True):
         assert m == m2
@@ -70,7 +73,7 @@ def test_direct_lower_end_subtracts_the_truncated_mass():
     # regression: truncating Q's window made P - gamma Q look positive at the window's edge,
     # so the lower end was 2.8e-37 where the truth is 9.2e-117 (count 0, order P || Q)
     p = binary_rr.flip_probability(1.0)
-    lo, hi = binary_rr_view._order_delta_direct(300, p, 0, math.exp(0.9), 1e-16)
+    lo, hi = binary_rr_view.order_delta_direct(300, p, 0, math.exp(0.9), 1e-16)
     truth = mp_order_delta(300, 1.0, 0.9, 0)
     assert lo <= truth <= hi
     assert float(truth) == pytest.approx(9.2284488e-117, rel=1e-7)
@@ -82,10 +85,10 @@ def test_the_special_pair_is_not_always_the_worst_count(n, epsilon0, at):
     # not always: one user holding the other bit gives a larger epsilon(1e-6) here
     delta = 1e-6
     res = binary_rr.epsilon_for_delta(n=n, epsilon0=epsilon0, delta=delta)
-    special_hi = float(res["epsilon_special"].value)
-    worst_hi = float(res["epsilon"].value)
-    assert f"ones={at} " in res["epsilon"].method
-    assert float(res["epsilon_lower"].value) > special_hi
+    special_hi = float(res.special.value)
+    worst_hi = float(res.upper.value)
+    assert f"ones={at} " in res.upper.method
+    assert float(res.lower.value) > special_hi
     # independent: count `at` (either order) still exceeds delta at the special pair's epsilon
     at_special = max(mp_order_delta(n, epsilon0, special_hi, at),
                      mp_order_delta(n, epsilon0, special_hi, n - 1 - at))
@@ -93,45 +96,45 @@ def test_the_special_pair_is_not_always_the_worst_count(n, epsilon0, at):
     # and no count exceeds delta at the reported worst case
     worst = max(mp_order_delta(n, epsilon0, worst_hi, m) for m in range(n))
     assert worst <= delta
-    assert worst_hi - float(res["epsilon_lower"].value) <= 1e-8 * worst_hi
+    assert worst_hi - float(res.lower.value) <= 1e-8 * worst_hi
 
 
 def test_n_2e4_is_exact_and_at_least_the_special_pair():
     res = binary_rr.epsilon_for_delta(n=20_000, epsilon0=1.0, delta=1e-6)
-    lo, hi = float(res["epsilon_lower"].value), float(res["epsilon"].value)
-    assert "worst case over all 20000 counts" in res["epsilon"].method
-    assert float(res["epsilon_special"].value) <= hi
+    lo, hi = float(res.lower.value), float(res.upper.value)
+    assert "worst case over all 20000 counts" in res.upper.method
+    assert float(res.special.value) <= hi
     assert hi - lo <= 1e-7 * hi
     # the blanket pair (MATH 5.4) bounds every dataset from above
-    blanket = binary_rr.clone_pair.epsilon_for_delta(
-        binary_rr.clone_pair.blanket_k_rr(n=20_000, epsilon0=1.0, k=2), delta=1e-6)
-    assert hi <= float(blanket["epsilon"].value)
+    blanket = clones.epsilon_for_delta(
+        clones.blanket_k_rr(n=20_000, epsilon0=1.0, k=2), delta=1e-6)
+    assert hi <= float(blanket.upper.value)
 
 
 def test_delta_for_epsilon_worst_case_is_the_max_over_both_orders():
     n, epsilon0, epsilon = 40, 1.5, 0.4
     res = binary_rr.delta_for_epsilon(n=n, epsilon0=epsilon0, epsilon=epsilon)
     truth = max(mp_order_delta(n, epsilon0, epsilon, m) for m in range(n))
-    assert float(res["delta_lower"].value) <= truth <= float(res["delta"].value)
-    assert float(res["delta"].value) - float(res["delta_lower"].value) <= 1e-9 * truth
+    assert float(res.lower.value) <= truth <= float(res.upper.value)
+    assert float(res.upper.value) - float(res.lower.value) <= 1e-9 * truth
 
 
 def test_below_the_delta_floor_the_blanket_bound_is_reported():
     res = binary_rr.epsilon_for_delta(n=500, epsilon0=1.0, delta=1e-300)
-    assert "worst case" not in res["epsilon"].method
-    assert float(res["epsilon_lower"].value) <= float(res["epsilon"].value) <= 1.0
+    assert "worst case" not in res.upper.method
+    assert float(res.lower.value) <= float(res.upper.value) <= 1.0
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("epsilon0", [0.5, 1.0, 4.0, 8.0])
 def test_exact_worst_case_at_n_1e5(epsilon0):
     res = binary_rr.epsilon_for_delta(n=10**5, epsilon0=epsilon0, delta=1e-6)
-    lo, hi = float(res["epsilon_lower"].value), float(res["epsilon"].value)
-    assert "worst case over all 100000 counts" in res["epsilon"].method
-    assert float(res["epsilon_special"].value) <= hi and hi - lo <= 1e-7 * hi
-    blanket = binary_rr.clone_pair.epsilon_for_delta(
-        binary_rr.clone_pair.blanket_k_rr(n=10**5, epsilon0=epsilon0, k=2), delta=1e-6)
-    assert hi <= float(blanket["epsilon"].value)
+    lo, hi = float(res.lower.value), float(res.upper.value)
+    assert "worst case over all 100000 counts" in res.upper.method
+    assert float(res.special.value) <= hi and hi - lo <= 1e-7 * hi
+    blanket = clones.epsilon_for_delta(
+        clones.blanket_k_rr(n=10**5, epsilon0=epsilon0, k=2), delta=1e-6)
+    assert hi <= float(blanket.upper.value)
 
 
 def test_order_deltas_cover_every_count_once():

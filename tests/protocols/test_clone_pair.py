@@ -12,7 +12,8 @@ import pytest
 from accountant.divergence import delta_for_epsilon as view_delta
 from accountant.divergence import epsilon_for_delta as view_epsilon
 from accountant.divergence import renyi_divergence as view_renyi
-from accountant.protocols import binary_rr, clone_pair
+from accountant.pairs import clones as clone_pair
+from accountant.protocols import binary_rr
 from accountant.result import Kind
 
 PAIRS = {
@@ -30,9 +31,9 @@ def test_delta_bracket_contains_the_explicit_view_value(name, n, epsilon0):
     for eps in (0.0, 0.1, 0.6 * epsilon0):
         truth = float(view_delta(view, eps).value)
         res = clone_pair.delta_for_epsilon(pair, epsilon=eps)
-        assert float(res["delta_lower"].value) <= truth * (1 + 1e-12) + 1e-300
-        assert truth <= float(res["delta"].value) * (1 + 1e-12)
-        assert float(res["delta"].value) == pytest.approx(truth, rel=1e-9)
+        assert float(res.lower.value) <= truth * (1 + 1e-12) + 1e-300
+        assert truth <= float(res.upper.value) * (1 + 1e-12)
+        assert float(res.upper.value) == pytest.approx(truth, rel=1e-9)
 
 
 @pytest.mark.parametrize("name", PAIRS)
@@ -41,9 +42,9 @@ def test_epsilon_bracket_contains_the_explicit_view_value(name, n, epsilon0):
     pair = PAIRS[name](n, epsilon0)
     truth = float(view_epsilon(clone_pair.view_pair(pair), 1e-4).value)
     res = clone_pair.epsilon_for_delta(pair, delta=1e-4)
-    assert res["epsilon"].kind is Kind.UPPER and res["epsilon_lower"].kind is Kind.LOWER
-    assert float(res["epsilon_lower"].value) <= truth <= float(res["epsilon"].value)
-    assert float(res["epsilon"].value) == pytest.approx(truth, rel=1e-5)
+    assert res.upper.kind is Kind.UPPER and res.lower.kind is Kind.LOWER
+    assert float(res.lower.value) <= truth <= float(res.upper.value)
+    assert float(res.upper.value) == pytest.approx(truth, rel=1e-5)
 
 
 @pytest.mark.parametrize("name", PAIRS)
@@ -52,8 +53,8 @@ def test_renyi_bracket_contains_the_explicit_view_value(name, alpha):
     pair = PAIRS[name](25, 1.5)
     truth = float(view_renyi(clone_pair.view_pair(pair), alpha).value)
     res = clone_pair.renyi_divergence(pair, alpha=alpha)
-    assert float(res["renyi_lower"].value) <= truth <= float(res["renyi"].value)
-    assert float(res["renyi"].value) == pytest.approx(truth, rel=1e-6)
+    assert float(res.lower.value) <= truth <= float(res.upper.value)
+    assert float(res.upper.value) == pytest.approx(truth, rel=1e-6)
 
 
 def test_pair_is_symmetric_in_its_two_orders():
@@ -83,10 +84,10 @@ def test_soundness_for_every_small_n_clones_and_blanket_dominate_exact_binary_rr
     clones = clone_pair.epsilon_for_delta(clone_pair.fmt_clones(n=n, epsilon0=epsilon0),
                                           delta=delta)
     # compare certified ends: the truths satisfy exact <= blanket <= clones
-    assert float(exact["epsilon_lower"].value) <= float(blanket["epsilon"].value)
-    assert float(blanket["epsilon_lower"].value) <= float(clones["epsilon"].value)
+    assert float(exact.lower.value) <= float(blanket.upper.value)
+    assert float(blanket.lower.value) <= float(clones.upper.value)
     if n <= 100:
-        assert float(exact["epsilon_lower"].value) > 0.19  # nowhere near 5e-7
+        assert float(exact.lower.value) > 0.19  # nowhere near 5e-7
 
 
 @pytest.mark.parametrize(("n", "epsilon0"), [(10**4, 1.0), (10**6, 4.0), (10**8, 1.0)])
@@ -96,9 +97,9 @@ def test_large_n_bracket_is_tight_and_ordered(n, epsilon0):
     f = clone_pair.epsilon_for_delta(clone_pair.fmt_clones(n=n, epsilon0=epsilon0),
                                      delta=1e-6)
     for r in (b, f):
-        lo, hi = float(r["epsilon_lower"].value), float(r["epsilon"].value)
+        lo, hi = float(r.lower.value), float(r.upper.value)
         assert 0 < lo <= hi and (hi - lo) / hi < 1e-4
-    assert float(b["epsilon"].value) < float(f["epsilon_lower"].value)
+    assert float(b.upper.value) < float(f.lower.value)
 
 
 def test_invalid_pairs_are_rejected():

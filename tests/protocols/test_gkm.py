@@ -20,7 +20,9 @@ from accountant.cli import main
 from accountant.divergence import delta_for_epsilon, epsilon_for_delta, renyi_divergence
 from accountant.domains import EPSILON0
 from accountant.errors import ParameterError, RegimeError
-from accountant.protocols import gkm, gkm_view, gkmp20
+from accountant.protocols import gkm
+from accountant.protocols.gkm import gkmp20
+from accountant.protocols.gkm import view as gkm_view
 from accountant.result import Kind
 
 MINIMAL_N10 = dict(n=10, epsilon=1.0, epsilon_prime=0.5, q=0.1)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy.special import gammaincc
 
-from accountant.protocols import gkm_view
+from accountant.protocols.gkm import view as gkm_view
 from accountant.result import Kind
 
 SMALL = dict(n=3, epsilon_prime=0.7, q=0.2, s=2, lam=3.0)

@@ -54,7 +54,7 @@ def test_special_pair_matches_independent_multinomial_sum(n, epsilon0, k):
     delta = 1e-3
     truth = max(mp_epsilon(P, Q, delta), mp_epsilon(Q, P, delta))
     res = k_rr.epsilon_for_delta(n=n, epsilon0=epsilon0, k=k, delta=delta)
-    lo, hi = float(res["epsilon_lower"].value), float(res["epsilon_special"].value)
+    lo, hi = float(res.lower.value), float(res.special.value)
     assert lo <= truth <= hi
     assert hi == pytest.approx(float(truth), rel=1e-9)
 
@@ -62,35 +62,35 @@ def test_special_pair_matches_independent_multinomial_sum(n, epsilon0, k):
 def test_k_equal_2_reduces_to_binary_rr():
     a = k_rr.epsilon_for_delta(n=2000, epsilon0=1.0, k=2, delta=1e-6)
     b = binary_rr.epsilon_for_delta(n=2000, epsilon0=1.0, delta=1e-6, ones=0)
-    assert float(a["epsilon_special"].value) == pytest.approx(float(b["epsilon"].value),
+    assert float(a.special.value) == pytest.approx(float(b.upper.value),
                                                               rel=1e-9)
 
 
 @pytest.mark.parametrize(("n", "epsilon0"), [(300, 0.5), (1000, 1.0), (3000, 4.0)])
 def test_special_pairs_decrease_in_k_and_stay_below_binary_rr(n, epsilon0):
     values = [float(k_rr.epsilon_for_delta(n=n, epsilon0=epsilon0, k=k,
-                                           delta=1e-6)["epsilon_special"].value)
+                                           delta=1e-6).special.value)
               for k in (2, 3, 5, 10)]
     assert all(x > y for x, y in zip(values, values[1:], strict=False))
     r2 = [float(k_rr.renyi_divergence(n=n, epsilon0=epsilon0, k=k, alpha=6)
-                ["renyi_special"].value) for k in (2, 3, 5)]
+                .special.value) for k in (2, 3, 5)]
     assert r2[0] > r2[1] > r2[2]
 
 
 @pytest.mark.parametrize("k", [2, 3, 8])
 def test_blanket_upper_bound_dominates_the_special_pair(k):
     res = k_rr.epsilon_for_delta(n=1000, epsilon0=1.0, k=k, delta=1e-6)
-    assert res["epsilon"].kind is Kind.UPPER and res["epsilon_lower"].kind is Kind.LOWER
-    assert float(res["epsilon_lower"].value) <= float(res["epsilon"].value)
+    assert res.upper.kind is Kind.UPPER and res.lower.kind is Kind.LOWER
+    assert float(res.lower.value) <= float(res.upper.value)
     d = k_rr.delta_for_epsilon(n=1000, epsilon0=1.0, k=k, epsilon=0.1)
-    assert float(d["delta_lower"].value) <= float(d["delta"].value)
+    assert float(d.lower.value) <= float(d.upper.value)
     r = k_rr.renyi_divergence(n=1000, epsilon0=1.0, k=k, alpha=3.5)
-    assert float(r["renyi_lower"].value) <= float(r["renyi"].value)
+    assert float(r.lower.value) <= float(r.upper.value)
 
 
 def test_blanket_alone_for_huge_n_and_max_divergence():
     res = k_rr.epsilon_for_delta(n=10**8, epsilon0=1.0, k=4, delta=1e-6)
-    assert "epsilon_lower" not in res and res["epsilon"].kind is Kind.UPPER
+    assert res.lower is None and res.upper.kind is Kind.UPPER
     r = k_rr.max_divergence(n=10, epsilon0=0.3, k=5)
     assert r.kind is Kind.EXACT and r.value == 0.3 and r.order == math.inf
 

@@ -22,7 +22,8 @@ import pytest
 from scipy.special import gammaln
 
 from accountant.errors import ParameterError
-from accountant.protocols import clone_pair, k_rr_blanket
+from accountant.pairs import clones as clone_pair
+from accountant.protocols.k_rr import blanket as k_rr_blanket
 from accountant.result import Kind
 
 
@@ -134,8 +135,8 @@ def pair_delta(n, epsilon0, k, epsilon):
 def test_upper_bound_dominates_every_dataset_by_brute_force(n, k, epsilon0, epsilon):
     worst = brute_worst_delta(n, k, epsilon0, epsilon)
     res = pair_delta(n, epsilon0, k, epsilon)
-    assert res["delta"].kind is Kind.UPPER
-    assert worst <= float(res["delta"].value) + 1e-12
+    assert res.upper.kind is Kind.UPPER
+    assert worst <= float(res.upper.value) + 1e-12
 
 
 @pytest.mark.parametrize(("n", "epsilon0", "k"), [(2, 1.0, 3), (10, 2.0, 4), (20, 0.5, 5),
@@ -144,7 +145,7 @@ def test_float_bracket_contains_independent_mpmath_value(n, epsilon0, k):
     for epsilon in (0.0, 0.05, 0.5 * epsilon0):
         exact = mp_mixture_delta(n, epsilon0, k, epsilon)
         res = pair_delta(n, epsilon0, k, epsilon)
-        lo, hi = float(res["delta_lower"].value), float(res["delta"].value)
+        lo, hi = float(res.lower.value), float(res.upper.value)
         assert lo <= exact <= hi
         assert hi == pytest.approx(float(exact), rel=1e-9, abs=1e-14)  # + 24u(1+gamma)
 
@@ -154,8 +155,8 @@ def test_float_bracket_contains_independent_mpmath_value(n, epsilon0, k):
 def test_epsilon_for_delta_ends_are_certified_by_mpmath(n, epsilon0, k, delta):
     res = k_rr_blanket.epsilon_for_delta(
         k_rr_blanket.blanket_count_pair(n=n, epsilon0=epsilon0, k=k), delta=delta)
-    up, lo = float(res["epsilon"].value), float(res["epsilon_lower"].value)
-    assert res["epsilon"].kind is Kind.UPPER and res["epsilon_lower"].kind is Kind.LOWER
+    up, lo = float(res.upper.value), float(res.lower.value)
+    assert res.upper.kind is Kind.UPPER and res.lower.kind is Kind.LOWER
     assert mp_mixture_delta(n, epsilon0, k, up) <= delta < mp_mixture_delta(n, epsilon0, k,
                                                                                lo)
     assert (up - lo) <= 1e-5 * up
@@ -191,10 +192,10 @@ def test_tiny_delta_is_not_floored_by_rounding_allowances():
     # eps0 = 8: gamma up to e^8; a flat O(u gamma) allowance would floor delta near 1e-13
     pair = k_rr_blanket.blanket_count_pair(n=10**5, epsilon0=8.0, k=3)
     res = k_rr_blanket.delta_for_epsilon(pair, epsilon=4.0)
-    lo, hi = float(res["delta_lower"].value), float(res["delta"].value)
+    lo, hi = float(res.lower.value), float(res.upper.value)
     assert 0 < lo <= hi <= lo * (1 + 1e-9) and hi < 1e-14
     eps = k_rr_blanket.epsilon_for_delta(pair, delta=1e-13)
-    assert float(eps["epsilon"].value) < 0.4 * 8.0
+    assert float(eps.upper.value) < 0.4 * 8.0
 
 
 @pytest.mark.parametrize(("n", "epsilon0", "k"), [(1000, 1.0, 3), (1000, 1.0, 10),
@@ -203,7 +204,7 @@ def test_tighter_than_the_flagged_blanket_pair(n, epsilon0, k):
     flagged = clone_pair.delta_for_epsilon(
         clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=k), epsilon=0.1)
     new = pair_delta(n, epsilon0, k, 0.1)
-    assert float(new["delta"].value) < float(flagged["delta_lower"].value)
+    assert float(new.upper.value) < float(flagged.lower.value)
 
 
 @pytest.mark.parametrize(("n", "epsilon0", "epsilon"), [(50, 1.0, 0.1), (3000, 0.5, 0.02)])
@@ -211,9 +212,9 @@ def test_equals_the_flagged_blanket_pair_at_k_2(n, epsilon0, epsilon):
     flagged = clone_pair.delta_for_epsilon(
         clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=2), epsilon=epsilon)
     new = pair_delta(n, epsilon0, 2, epsilon)
-    assert float(new["delta_lower"].value) <= float(flagged["delta"].value)
-    assert float(flagged["delta_lower"].value) <= float(new["delta"].value)
-    assert float(new["delta"].value) == pytest.approx(float(flagged["delta"].value),
+    assert float(new.lower.value) <= float(flagged.upper.value)
+    assert float(flagged.lower.value) <= float(new.upper.value)
+    assert float(new.upper.value) == pytest.approx(float(flagged.upper.value),
                                                       rel=1e-3)
 
 
@@ -228,7 +229,7 @@ def test_variation_ratio_pair_is_below_the_exact_mechanism(n, k, truth, merged):
     vr = float(mp_pair_delta(n - 1, epsilon0, k, epsilon, r=r))
     assert exact == pytest.approx(truth, abs=1e-7) and vr == pytest.approx(merged, abs=1e-7)
     assert vr < exact - 1e-4  # not an upper bound on the mechanism
-    assert exact <= float(pair_delta(n, epsilon0, k, epsilon)["delta"].value)
+    assert exact <= float(pair_delta(n, epsilon0, k, epsilon).upper.value)
 
 
 def test_brute_force_worst_dataset_at_n_5_k_4_is_the_third_symbol_one():
@@ -243,7 +244,7 @@ def test_third_symbol_dataset_beats_variation_ratio_and_stays_below_the_pair(
         n, k, epsilon0, epsilon):
     exact = third_symbol_delta(n, k, epsilon0, epsilon)
     vr = float(mp_pair_delta(n - 1, epsilon0, k, epsilon, r=1 / (math.exp(epsilon0) + k - 1)))
-    upper = float(pair_delta(n, epsilon0, k, epsilon)["delta"].value)
+    upper = float(pair_delta(n, epsilon0, k, epsilon).upper.value)
     assert vr < exact * (1 - 1e-3) and exact <= upper
 
 
@@ -251,8 +252,8 @@ def test_reference_point_n_1e4_k_10():
     # uncertified exploration (issue notes) 0.02325; Wang et al. (VLDB 2024) 0.0233
     res = k_rr_blanket.epsilon_for_delta(
         k_rr_blanket.blanket_count_pair(n=10**4, epsilon0=1.0, k=10), delta=1e-6)
-    assert float(res["epsilon_lower"].value) <= float(res["epsilon"].value)
-    assert float(res["epsilon"].value) == pytest.approx(0.02325, abs=5e-6)
+    assert float(res.lower.value) <= float(res.upper.value)
+    assert float(res.upper.value) == pytest.approx(0.02325, abs=5e-6)
 
 
 @pytest.mark.slow
@@ -264,7 +265,7 @@ def test_reference_point_n_1e4_k_10():
 def test_reference_points_against_variation_ratio_numbers(n, epsilon0, k, expected, wang):
     res = k_rr_blanket.epsilon_for_delta(
         k_rr_blanket.blanket_count_pair(n=n, epsilon0=epsilon0, k=k), delta=1e-6)
-    up = float(res["epsilon"].value)
+    up = float(res.upper.value)
     # `expected`: an uncertified scipy evaluation of the same pair (issue notes, 3-4
     # digits) with a 60-block midpoint mixture over N, off by up to ~1.5e-4 relative (its
     # 400-block run agrees with the certified bracket); Wang et al. round to 3 digits

@@ -22,7 +22,7 @@ def test_dp_binary_rr_matches_library_and_reports_both_ends(capsys):
                                 "--at-delta", "1e-6"])
     assert code == 0 and out["command"] == "dp" and out["protocol"] == "binary-rr"
     lib = binary_rr.epsilon_for_delta(n=300, epsilon0=1.0, delta=1e-6)
-    assert out["epsilon"]["value"] == float(lib["epsilon"])
+    assert out["epsilon"]["value"] == float(lib.upper)
     assert out["epsilon"]["kind"] == "upper" and out["epsilon_lower"]["kind"] == "lower"
     assert out["params"] == {"n": 300, "epsilon0": 1.0, "delta": 1e-6}
 
@@ -31,7 +31,7 @@ def test_dp_binary_rr_with_ones_at_epsilon(capsys):
     code, out, _ = run(capsys, ["dp", "binary-rr", "--n", "100", "--epsilon0", "1",
                                 "--ones", "3", "--at-epsilon", "0.5"])
     lib = binary_rr.delta_for_epsilon(n=100, epsilon0=1.0, epsilon=0.5, ones=3)
-    assert code == 0 and out["delta"]["value"] == float(lib["delta"])
+    assert code == 0 and out["delta"]["value"] == float(lib.upper)
     assert out["params"]["ones"] == 3
 
 
@@ -50,12 +50,12 @@ def test_k_rr_and_ldp_commands(capsys):
     code, out, _ = run(capsys, ["dp", "k-rr", "--n", "500", "--epsilon0", "1", "--k", "4",
                                 "--at-delta", "1e-6"])
     lib = k_rr.epsilon_for_delta(n=500, epsilon0=1.0, k=4, delta=1e-6)
-    assert code == 0 and out["epsilon"]["value"] == float(lib["epsilon"])
+    assert code == 0 and out["epsilon"]["value"] == float(lib.upper)
     assert out["epsilon_lower"]["value"] <= out["epsilon"]["value"]
     code, out, _ = run(capsys, ["dp", "ldp", "--n", "1e6", "--epsilon0", "1",
                                 "--at-delta", "1e-6"])
     lib = ldp.epsilon_for_delta(n=10**6, epsilon0=1.0, delta=1e-6)
-    assert out["epsilon"]["value"] == float(lib["epsilon"])
+    assert out["epsilon"]["value"] == float(lib.upper)
     assert out["epsilon_lower"]["kind"] == "lower"
     code, out, _ = run(capsys, ["rdp", "ldp", "--n", "200", "--epsilon0", "1",
                                 "--orders", "2,4"])

@@ -18,7 +18,7 @@ from accountant.bounds.balcer_cheu_2020 import (
 from accountant.distributions import binomial
 from accountant.pmf import product, shift
 from accountant.protocols import balcer_cheu as bc
-from accountant.protocols.balcer_cheu_calibration import error_quantile
+from accountant.protocols.balcer_cheu.calibration import error_quantile
 from verify.crosscheck import goodness_of_fit, two_sample_test
 from verify.samplers import balcer_cheu as s
 

@@ -13,7 +13,9 @@ rate 0.27% per comparison).
 import numpy as np
 import pytest
 
-from accountant.protocols import gkm, gkm_view, gkmp20
+from accountant.protocols import gkm
+from accountant.protocols.gkm import gkmp20
+from accountant.protocols.gkm import view as gkm_view
 from verify.crosscheck import goodness_of_fit, two_sample_test
 from verify.samplers import gkm as sampler
 

@@ -13,7 +13,7 @@ the printed "- n s" is wrong).
 
 The GKMP20 protocol (`input_step="gkmp20"`) replaces step 1 by (y+, y-) = (x_i, 0).
 
-This module is independent of `accountant.protocols.gkm_view` (it never looks at the
+This module is independent of `accountant.protocols.gkm.view` (it never looks at the
 exact PMF); the cross-check of the two is in tests/verify/test_gkm_crosscheck.py.
 numpy's negative_binomial(r, p) counts failures before r successes of probability p, the
 parameterization NB(r, p) of MATH.md 0.2.

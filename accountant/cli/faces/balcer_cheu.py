@@ -15,30 +15,29 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from accountant.cli.registry import ProtocolSpec
+from accountant.cli.types import count, positive_int
 from accountant.errors import ParameterError
 from accountant.protocols.balcer_cheu import (
+    BalcerCheuHist,
     BalcerCheuParameters,
-    hist_delta,
-    hist_epsilon,
+    BalcerCheuZsum,
+    accuracy_summary,
+    audit_hist,
+    audit_table,
+    audit_zsum,
+    calibrate,
     hist_epsilon_pld,
     hist_parameters,
-    max_divergence,
-    renyi_divergence,
-    zsum_delta,
-    zsum_epsilon,
     zsum_parameters,
 )
-from accountant.protocols.balcer_cheu_audit import audit_hist, audit_table, audit_zsum
-from accountant.protocols.balcer_cheu_calibration import accuracy_summary, calibrate
-from accountant.protocols.registry import ProtocolSpec
+from accountant.protocols.contract import Mechanism
 
-__all__ = ["CLI_SPEC", "parameters_from_args"]
+__all__ = ["ZSUM", "HIST", "parameters_from_args"]
 
 
 def _add_common(p: argparse.ArgumentParser, hist: bool) -> None:
-    from accountant.cli import positive_int
-
-    p.add_argument("--n", type=positive_int, help="number of users")
+    p.add_argument("--n", type=count, help="number of users")
     p.add_argument("--epsilon", type=float, help="paper target epsilon (sets p, Fig. 1)")
     p.add_argument("--delta", type=float, help="paper target delta (sets p, Fig. 1)")
     p.add_argument("--p", type=float, help="the randomizer's Bernoulli parameter (instead)")
@@ -63,24 +62,25 @@ def parameters_from_args(args: argparse.Namespace, hist: bool) -> BalcerCheuPara
     return zsum_parameters(n=args.n, epsilon=args.epsilon, delta=args.delta, p=args.p)
 
 
+def _mechanism(params: BalcerCheuParameters, hist: bool, backend: str = "float") -> Mechanism:
+    if hist and backend != "float":
+        raise ParameterError(f"backend={backend!r} is not available for bc-hist "
+                             "(2-D grid); valid: float")
+    return BalcerCheuHist(params) if hist else BalcerCheuZsum(params, backend=backend)
+
+
 def _dp(hist: bool) -> Any:
     def handle(args: argparse.Namespace) -> dict[str, Any]:
         params = parameters_from_args(args, hist)
         out: dict[str, Any] = {"params": params.to_json()}
-        if hist and args.backend != "float":
-            raise ParameterError(f"backend={args.backend!r} is not available for bc-hist "
-                                 "(2-D grid); valid: float")
+        mechanism = _mechanism(params, hist, args.backend)
         if args.at_delta is not None:
-            r = (hist_epsilon(params, args.at_delta) if hist
-                 else zsum_epsilon(params, args.at_delta, backend=args.backend))
-            out["epsilon"] = r.to_json()
+            out["epsilon"] = mechanism.epsilon_for_delta(args.at_delta).upper.to_json()
             out["delta"] = {"value": args.at_delta, "kind": "exact"}
             if hist:
                 out["epsilon_cross_check"] = hist_epsilon_pld(params, args.at_delta).to_json()
         else:
-            r = (hist_delta(params, args.at_epsilon) if hist
-                 else zsum_delta(params, args.at_epsilon, backend=args.backend))
-            out["delta"] = r.to_json()
+            out["delta"] = mechanism.delta_for_epsilon(args.at_epsilon).upper.to_json()
             out["epsilon"] = {"value": args.at_epsilon, "kind": "exact"}
         if params.epsilon is not None:
             factor = 2 if hist else 1
@@ -94,16 +94,18 @@ def _dp(hist: bool) -> Any:
 def _rdp(hist: bool) -> Any:
     def handle(args: argparse.Namespace) -> dict[str, Any]:
         params = parameters_from_args(args, hist)
+        brackets = _mechanism(params, hist).renyi(args.orders)
         return {"params": params.to_json(),
-                "renyi": [renyi_divergence(params, a).to_json() | {"order": a}
-                          for a in args.orders]}
+                "renyi": [b.upper.to_json() | {"order": a}
+                          for a, b in zip(args.orders, brackets, strict=True)]}
     return handle
 
 
 def _pure(hist: bool) -> Any:
     def handle(args: argparse.Namespace) -> dict[str, Any]:
         params = parameters_from_args(args, hist)
-        return {"params": params.to_json(), "max_divergence": max_divergence(params).to_json()}
+        return {"params": params.to_json(),
+                "max_divergence": _mechanism(params, hist).max_divergence().upper.to_json()}
     return handle
 
 
@@ -157,4 +159,5 @@ def _spec(hist: bool) -> ProtocolSpec:
                   "audit": _audit(hist), "calibrate": _calibrate(hist)})
 
 
-CLI_SPEC = [_spec(False), _spec(True)]
+ZSUM = _spec(False)
+HIST = _spec(True)

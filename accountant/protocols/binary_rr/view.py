@@ -13,7 +13,7 @@ closed form L(k) = log((k e^eps0 + (n-k) e^-eps0)/n) = log1p(2 sinh(eps0) (k - n
 Relabelling 0 <-> 1 maps the pair with `ones` to the pair with n-1-ones, P and Q swapped.
 
 Besides the `ViewPair` (any backend), this module has the linear-space pair of one count with
-certified relative errors (`_pair_linear`), used by the all-counts scans.
+certified relative errors (`pair_linear`), used by the all-counts scans.
 """
 
 from __future__ import annotations
@@ -27,14 +27,16 @@ from accountant.distributions import DEFAULT_DPS, binomial, binomial_window
 from accountant.domains import COUNT, EPSILON0, N_PAIR
 from accountant.errors import ParameterError
 from accountant.numeric.rounding import UNIT_ROUNDOFF
-from accountant.numeric.special import bd0, binomial_logpmf, log_pmf_error, two_product
+from accountant.numeric.special import binomial_logpmf, log_pmf_error, two_product
+from accountant.numeric.tails import binomial_log_window
 from accountant.pmf import PMF, check_backend, convolve, mixture, shift
 from accountant.result import Source
+from accountant.view import ViewPair
 
 # Certified mass left outside the bulk windows of the float views.
 DEFAULT_TAIL = 1e-250
-_SOURCE = Source(citation="MATH.md (shuffled randomized response)", locator="sec. 5.2")
-_METHOD = "protocols.binary_rr"
+SOURCE = Source(citation="MATH.md (shuffled randomized response)", locator="sec. 5.2")
+METHOD = "protocols.binary_rr"
 
 __all__ = ["flip_probability", "special_loss", "view_pair", "DEFAULT_TAIL"]
 
@@ -44,7 +46,7 @@ def flip_probability(epsilon0: float) -> float:
     return 1.0 / (math.exp(epsilon0) + 1.0) if epsilon0 < 700 else math.exp(-epsilon0)
 
 
-def _check(n: Any, epsilon0: Any, ones: Any = 0) -> tuple[int, float, int | None]:
+def check_parameters(n: Any, epsilon0: Any, ones: Any = 0) -> tuple[int, float, int | None]:
     N_PAIR.check(n)
     EPSILON0.check(epsilon0)
     n = int(n)
@@ -101,10 +103,9 @@ def view_pair(*, n: int, epsilon0: float, ones: int = 0, backend: str = "float",
         ViewPair on the number of 1s, with residual loss bound epsilon0 (every outcome's
         likelihood ratio lies in [e^-eps0, e^eps0]), P||Q = "holds 1 vs holds 0".
     """
-    from accountant.view import ViewPair
 
     check_backend(backend)
-    n, epsilon0, ones = _check(n, epsilon0, ones)
+    n, epsilon0, ones = check_parameters(n, epsilon0, ones)
     if backend == "exact":
         raise ParameterError("backend='exact' needs a rational flip probability; binary RR's "
                              "p = 1/(e^epsilon0+1) is irrational: use 'mp'")
@@ -150,44 +151,20 @@ def _neg(pair: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return -pair[0], pair[1]
 
 
-def _fast_window(m: int, prob: float, tail: float) -> tuple[np.ndarray, float, int]:
-    """(log Bin(m, prob) on a window, certified mass outside it), without root finding.
-
-    The window is mean +- z sd with z from the Gaussian approximation; its outside mass is
-    then certified by the Chernoff bound exp(-f(x)) at the window's edges (f the
-    binomial's Chernoff exponent, as in `distributions.binomial_window`), whatever z was.
-    """
-    if m == 0:
-        return np.zeros(1), 0.0, 0
-    mean = m * prob
-    sd = math.sqrt(m * prob * (1 - prob))
-    z = math.sqrt(2 * math.log(2 / tail)) + 3.0
-    lo = max(0, int(math.floor(mean - z * sd)) - 1)
-    hi = min(m, int(math.ceil(mean + z * sd)) + 1)
-    ks = np.arange(lo, hi + 1)
-    logs = binomial_logpmf(ks, m, prob)
-    out = 0.0
-    for edge in ([lo - 1] if lo > 0 else []) + ([hi + 1] if hi < m else []):
-        f = float(bd0(np.array(float(edge)), mean) + bd0(np.array(float(m - edge)),
-                                                           m * (1 - prob)))
-        out += math.exp(-f * (1 - 1e-10) + 1e-12)
-    return logs, out, lo
-
-
-def _pair_linear(n: int, p: float, ones: int, tail: float) -> tuple[np.ndarray, np.ndarray,
+def pair_linear(n: int, p: float, ones: int, tail: float) -> tuple[np.ndarray, np.ndarray,
                                                                      float, float]:
     """(P, Q, relative error, residual mass) of one count's pair as linear float arrays.
 
     Both PMFs are sums of positive products of certified binomial values, so every entry
     carries a small *relative* error (bounded as in `accountant.pmf.convolve`).
     """
-    P, Q, rel, log_resid = _pair_linear_log(n, p, ones, math.log(tail))
+    P, Q, rel, log_resid = pair_linear_log(n, p, ones, math.log(tail))
     return P, Q, rel, math.exp(log_resid) * (1 + 1e-12) if log_resid > -745 else 0.0
 
 
-def _pair_linear_log(n: int, p: float, ones: int,
+def pair_linear_log(n: int, p: float, ones: int,
                      log_tail: float) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """`_pair_linear` with windows certified below e^log_tail (any size) and the log of
+    """`pair_linear` with windows certified below e^log_tail (any size) and the log of
     the residual mass (so that residual x e^(alpha eps0) stays certified at high orders)."""
     parts = []
     log_out = -math.inf
@@ -195,7 +172,7 @@ def _pair_linear_log(n: int, p: float, ones: int,
         if m == 0:
             parts.append(np.zeros(1))
             continue
-        lo, hi, lg = _log_window(m, prob, log_tail - math.log(2.0))
+        lo, hi, lg = binomial_log_window(m, prob, log_tail - math.log(2.0))
         parts.append(binomial_logpmf(np.arange(lo, hi + 1), m, prob))
         log_out = float(np.logaddexp(log_out, lg))
     la, lb = parts
@@ -213,7 +190,7 @@ def _pair_linear_log(n: int, p: float, ones: int,
     return P, Q, rel, log_out + 1e-12
 
 
-def _order_delta_linear(a: np.ndarray, b: np.ndarray, gamma: float, rel: float,
+def order_delta_linear(a: np.ndarray, b: np.ndarray, gamma: float, rel: float,
                         resid: float) -> tuple[float, float]:
     """Certified (lower, upper) of H_gamma(a || b) from linear arrays of relative error rel
     and window residual resid."""
@@ -228,36 +205,16 @@ def _order_delta_linear(a: np.ndarray, b: np.ndarray, gamma: float, rel: float,
             nominal + err + resid * 1.0000001)
 
 
-def _delta_linear(P: np.ndarray, Q: np.ndarray, gamma: float, rel: float,
+def delta_linear(P: np.ndarray, Q: np.ndarray, gamma: float, rel: float,
                   resid: float) -> tuple[float, float]:
     """Certified (lower, upper) of max(H_gamma(P||Q), H_gamma(Q||P)) from linear arrays."""
-    (lo1, hi1), (lo2, hi2) = (_order_delta_linear(P, Q, gamma, rel, resid),
-                              _order_delta_linear(Q, P, gamma, rel, resid))
+    (lo1, hi1), (lo2, hi2) = (order_delta_linear(P, Q, gamma, rel, resid),
+                              order_delta_linear(Q, P, gamma, rel, resid))
     return max(lo1, lo2), max(hi1, hi2)
 
 
-def _order_delta_direct(n: int, p: float, ones: int, gamma: float,
+def order_delta_direct(n: int, p: float, ones: int, gamma: float,
                         tail: float) -> tuple[float, float]:
     """Certified (lower, upper) of H_gamma(P || Q) alone at one count (direct)."""
-    P, Q, rel, resid = _pair_linear(n, p, ones, tail)
-    return _order_delta_linear(P, Q, gamma, rel, resid)
-
-
-def _log_window(n: int, prob: float, log_tail: float) -> tuple[int, int, float]:
-    """[lo, hi] with log(outside mass of Bin(n, prob)) <= about log_tail, and that log
-    bound certified by the Chernoff exponent at the edges (any log_tail, even below the
-    float range)."""
-    mean = n * prob
-    sd = math.sqrt(n * prob * (1 - prob))
-    z = math.sqrt(2 * max(-log_tail, 1.0)) + 3.0
-    lo = max(0, int(math.floor(mean - z * sd - (-log_tail) / 3)) - 1)
-    hi = min(n, int(math.ceil(mean + z * sd + (-log_tail) / 3)) + 1)
-    logs = []
-    for edge in ([lo - 1] if lo > 0 else []) + ([hi + 1] if hi < n else []):
-        f = float(bd0(np.array(float(edge)), mean) + bd0(np.array(float(n - edge)),
-                                                           n * (1 - prob)))
-        logs.append(-f * (1 - 1e-10) + 1e-12)
-    if not logs:
-        return lo, hi, -math.inf
-    top = max(logs)
-    return lo, hi, top + math.log(sum(math.exp(v - top) for v in logs))
+    P, Q, rel, resid = pair_linear(n, p, ones, tail)
+    return order_delta_linear(P, Q, gamma, rel, resid)

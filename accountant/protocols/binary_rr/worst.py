@@ -43,13 +43,13 @@ import numpy as np
 from accountant.domains import EPSILON
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
-from accountant.protocols.binary_rr_view import (
-    _check,
-    _delta_linear,
-    _log_window,
-    _order_delta_direct,
-    _pair_linear,
+from accountant.numeric.tails import binomial_window_linear
+from accountant.protocols.binary_rr.view import (
+    check_parameters,
+    delta_linear,
     flip_probability,
+    order_delta_direct,
+    pair_linear,
 )
 
 __all__ = ["order_deltas", "worst_case_pairs", "BLOCK"]
@@ -58,16 +58,6 @@ __all__ = ["order_deltas", "worst_case_pairs", "BLOCK"]
 BLOCK = 256
 # Half-width added around the thresholds interpolated between a block's two end counts.
 _MARGIN = 24
-
-
-def _binomial_window(m: int, prob: float,
-                     log_tail: float) -> tuple[np.ndarray, int, float, float]:
-    """(linear PMF on a certified window, its first point, log outside mass, relative error)."""
-    if m == 0:
-        return np.ones(1), 0, -math.inf, 0.0
-    lo, hi, log_out = _log_window(m, prob, log_tail)
-    logs = binomial_logpmf(np.arange(lo, hi + 1), m, prob)
-    return np.exp(logs), lo, log_out, math.expm1(float(np.max(log_pmf_error(logs))))
 
 
 @functools.lru_cache(maxsize=8)
@@ -104,8 +94,8 @@ def _argmax_g(o: np.ndarray, c1: float, c2: float) -> int:
 def _block(n: int, p: float, gamma: float, m0: int, size: int, kern: np.ndarray,
            rel_k: float, log_tail: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(lower, upper, certified?) of delta_m(gamma), order (P||Q), m = m0..m0+size-1."""
-    a, lo_a, out_a, rel_a = _binomial_window(m0, 1 - p, log_tail - math.log(2))
-    b, lo_b, out_b, rel_b = _binomial_window(n - m0 - size, p, log_tail - math.log(2))
+    a, lo_a, out_a, rel_a = binomial_window_linear(m0, 1 - p, log_tail - math.log(2))
+    b, lo_b, out_b, rel_b = binomial_window_linear(n - m0 - size, p, log_tail - math.log(2))
     base = np.convolve(a, b)
     start = lo_a + lo_b
     s_base = _survival(base)
@@ -151,8 +141,9 @@ def order_deltas(n: int, p: float, gamma: float,
                  log_tail: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(lower, upper, certified?) arrays of delta_m(gamma) in order (P||Q), m = 0..n-1.
 
-    Bulk windows come from the Chernoff-certified `_log_window`. Counts with certified?
-    False must be evaluated by the caller (their bounds here are only the window's values).
+    Bulk windows come from the Chernoff-certified `numeric.tails.binomial_log_window`.
+    Counts with certified? False must be evaluated by the caller (their bounds here are
+    only the window's values).
     """
     lower = np.empty(n)
     upper = np.empty(n)
@@ -178,13 +169,13 @@ def worst_case_pairs(*, n: int, epsilon0: float, epsilon: float,
     All counts at once by `binary_rr_worst.order_deltas` (about 1 s at n = 1e5); a count
     whose threshold window it cannot certify is evaluated directly.
     """
-    n, epsilon0, _ = _check(n, epsilon0)
+    n, epsilon0, _ = check_parameters(n, epsilon0)
     EPSILON.check(epsilon)
     p = flip_probability(epsilon0)
     gamma = math.exp(epsilon)
     lower, upper, ok = order_deltas(n, p, gamma, math.log(tail))
     for m in np.flatnonzero(~ok):
-        lower[m], upper[m] = _order_delta_direct(n, p, int(m), gamma, tail)
+        lower[m], upper[m] = order_delta_direct(n, p, int(m), gamma, tail)
     half = np.arange(0, (n - 1) // 2 + 1)
     # order (Q || P) at count `ones` is order (P || Q) at count n-1-ones
     lo = np.maximum(lower[half], lower[n - 1 - half])
@@ -192,16 +183,16 @@ def worst_case_pairs(*, n: int, epsilon0: float, epsilon: float,
     return [(int(o), float(a), float(b)) for o, a, b in zip(half, lo, hi, strict=True)]
 
 
-def _worst_case_pairs_direct(*, n: int, epsilon0: float, epsilon: float,
+def worst_case_pairs_direct(*, n: int, epsilon0: float, epsilon: float,
                              tail: float = 1e-30) -> list[tuple[int, float, float]]:
     """`worst_case_pairs` by one direct convolution per count (cost ~ n^1.5): the
     independent reference the fast path is tested against."""
-    n, epsilon0, _ = _check(n, epsilon0)
+    n, epsilon0, _ = check_parameters(n, epsilon0)
     p = flip_probability(epsilon0)
     gamma = math.exp(epsilon)
     rows = []
     for ones in range(0, (n - 1) // 2 + 1):
-        P, Q, rel, resid = _pair_linear(n, p, ones, tail)
-        lo, hi = _delta_linear(P, Q, gamma, rel, resid)
+        P, Q, rel, resid = pair_linear(n, p, ones, tail)
+        lo, hi = delta_linear(P, Q, gamma, rel, resid)
         rows.append((ones, lo, hi))
     return rows

@@ -1,34 +1,35 @@
-"""`shuffle-accountant`: the command line of CLI.md.
+"""`shuffle-accountant`: the command line.
 
-Protocols, bounds and extra commands are discovered from their modules (see
-`accountant.protocols.registry`), so adding a protocol never edits this file.
-Every subcommand takes --json (one JSON object on stdout); errors exit with status 2 and
-one line on stderr naming the parameter, its value and the valid range.
+Protocols, bounds and commands come from the one table in `accountant.cli.registry`; a
+face is imported only when its command is used (import cost counts: users run the CLI as
+a process). Every subcommand takes --json (one JSON object on stdout); errors exit with
+status 2 and one line on stderr naming the parameter, its value and the valid range.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import json
 import math
-import pkgutil
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from accountant.errors import AccountantError
-from accountant.protocols.registry import (
-    COMMAND_MODULES,
-    HANDLER_MODULES,
+from accountant.cli.registry import (
+    BOUND_FACE,
+    COMMANDS,
+    EXTRA_HANDLERS,
     PROTOCOL_COMMANDS,
+    PROTOCOLS,
     BoundSpec,
-    ProtocolSpec,
+    load,
+    protocol_spec,
 )
-from accountant.result import Result
+from accountant.cli.types import float_list, positive_int
+from accountant.errors import AccountantError
 
-__all__ = ["main", "build_parser", "result_json", "float_list", "positive_int"]
+__all__ = ["main", "build_parser"]
 
 _COMMAND_HELP = {
     "dp": "(epsilon, delta) of the protocol's shuffled view",
@@ -41,50 +42,11 @@ _COMMAND_HELP = {
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that exits with status 2 and one line on stderr (CLI.md)."""
+    """argparse that exits with status 2 and one line on stderr."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
         sys.stderr.write(f"shuffle-accountant: {message}\n")
         raise SystemExit(2)
-
-
-def float_list(text: str) -> list[float]:
-    """'2,4,8.5,inf' -> [2.0, 4.0, 8.5, inf] (for --orders)."""
-    try:
-        return [math.inf if t.strip().lower() in ("inf", "infinity") else float(t)
-                for t in text.split(",") if t.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") \
-            from None
-
-
-def positive_int(text: str) -> int:
-    """An integer flag that also accepts 1e6-style spellings."""
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if not x.is_integer():
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
-    return int(x)
-
-
-def result_json(r: Result) -> dict[str, Any]:
-    """The CLI.md object of one Result."""
-    return r.to_json()
-
-
-def _discover(package: str, attribute: str) -> list[Any]:
-    pkg = importlib.import_module(package)
-    found = []
-    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-        if info.name.startswith("_") or info.name == "registry":
-            continue
-        module = importlib.import_module(f"{package}.{info.name}")
-        value = getattr(module, attribute, None)
-        if value is not None:
-            found.extend(value if isinstance(value, list | tuple) else [value])
-    return found
 
 
 def _common_flags(p: argparse.ArgumentParser, command: str) -> None:
@@ -105,56 +67,53 @@ def _common_flags(p: argparse.ArgumentParser, command: str) -> None:
         p.add_argument("--seed", type=int, required=True)
 
 
-def _optional_module(name: str) -> Any:
-    """Import a plug-in module by name, or None when it is not installed."""
-    try:
-        found = importlib.util.find_spec(name) is not None
-    except ModuleNotFoundError:
-        found = False
-    return importlib.import_module(name) if found else None
+def _selection(argv: Sequence[str]) -> tuple[str | None, str | None]:
+    """(command, protocol or bound name) named on the command line, if any."""
+    words = [w for w in argv if not w.startswith("-")]
+    return (words[0] if words else None), (words[1] if len(words) > 1 else None)
 
 
-def _extra_handlers() -> dict[tuple[str, str], Any]:
-    """Handlers that other packages add to protocols (see HANDLER_MODULES)."""
-    out: dict[tuple[str, str], Any] = {}
-    for name in HANDLER_MODULES:
-        module = _optional_module(name)
-        if module is not None:
-            out.update(module.CLI_HANDLERS)
-    return out
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; only the faces that `argv` selects are imported (all when argv is None).
 
-
-def build_parser() -> argparse.ArgumentParser:
-    """The full parser, with every discovered protocol, bound and command."""
+    Args:
+        argv: the arguments to be parsed, or None to build every face (for tests and docs).
+    """
+    chosen, name = _selection(argv) if argv is not None else (None, None)
+    every = argv is None
     parser = _Parser(prog="shuffle-accountant",
                      description="Exact and certified privacy accounting for the shuffle model.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    protocols: list[ProtocolSpec] = _discover("accountant.protocols", "CLI_SPEC")
-    extra = _extra_handlers()
     for command in PROTOCOL_COMMANDS:
-        members = [s for s in protocols if command in s.handlers or (command, s.name) in extra]
-        if not members:
-            continue
         cp = sub.add_parser(command, help=_COMMAND_HELP[command])
         psub = cp.add_subparsers(dest="protocol", required=True, parser_class=_Parser)
-        for spec in members:
-            pp = psub.add_parser(spec.name, help=spec.summary)
+        for entry in PROTOCOLS:
+            if command not in entry.commands:
+                continue
+            pp = psub.add_parser(entry.name, help=entry.summary)
+            if not (every or (command == chosen and entry.name == name)):
+                continue
+            spec = protocol_spec(entry.name)
             spec.add_arguments(pp)
             _common_flags(pp, command)
-            pp.set_defaults(handler=extra.get((command, spec.name)) or spec.handlers[command])
-    bounds: list[BoundSpec] = _discover("accountant.bounds", "CLI_BOUNDS")
-    if bounds:
-        bp = sub.add_parser("bound", help="a paper's closed-form bound")
+            extra = EXTRA_HANDLERS.get((command, entry.name))
+            handler = (load(extra)[(command, entry.name)] if extra is not None
+                       else spec.handlers[command])
+            pp.set_defaults(handler=handler)
+    bp = sub.add_parser("bound", help="a paper's closed-form bound")
+    if every or chosen == "bound":
         bsub = bp.add_subparsers(dest="bound", required=True, parser_class=_Parser)
+        bounds: list[BoundSpec] = load(BOUND_FACE)
         for b in bounds:
             p = bsub.add_parser(b.name, help=b.summary)
             b.add_arguments(p)
             p.add_argument("--json", action="store_true", help="print one JSON object")
             p.set_defaults(handler=b.handler)
-    for name in COMMAND_MODULES:
-        module = _optional_module(name)
-        if module is not None:
-            module.register(sub)
+    for command, (summary, module) in COMMANDS.items():
+        if every or chosen == command:
+            importlib.import_module(module).register(sub)
+        else:
+            sub.add_parser(command, help=summary)
     return parser
 
 
@@ -199,7 +158,8 @@ def _jsonable(x: Any) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         body = args.handler(args)

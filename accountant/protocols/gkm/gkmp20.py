@@ -14,17 +14,15 @@ reach), while its (epsilon, delta) is finite.
 
 from __future__ import annotations
 
-import argparse
 import math
 from typing import Any
 
 from accountant.audit import audit_claim
-from accountant.cli import positive_int
-from accountant.protocols import gkm, gkm_view
-from accountant.protocols.registry import ProtocolSpec
+from accountant.protocols.gkm import protocol as gkm
+from accountant.protocols.gkm import view as gkm_view
 from accountant.result import Source
 
-__all__ = ["gkmp20_parameters", "view_pair", "CLI_SPEC"]
+__all__ = ["gkmp20_parameters", "view_pair", "audit_not_pure", "CITATION"]
 
 CITATION = "Ghazi, Kumar, Manurangsi, Pagh, ICML 2020 (as described by Ghazi, Kumar, Manurangsi)"
 
@@ -47,37 +45,19 @@ def view_pair(params: gkm.GkmParameters, *, ones: int) -> Any:
     return gkm.view_pair(params, ones=ones)
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--n", type=positive_int, required=True, help="number of users")
-    p.add_argument("--epsilon-prime", type=float, required=True, help="noise parameter")
-    p.add_argument("--lam", type=float, required=True, help="flood parameter lam")
-    p.add_argument("--ones", type=int, help="ones among the other n-1 users "
-                   "(default: worst case over all counts)")
+def audit_not_pure(params: gkm.GkmParameters, *, ones: int | None = None) -> dict[str, Any]:
+    """GKM's claim (Sec. 1.2; docs/gkm.md) that GKMP20 is not epsilon-DP for any finite
+    epsilon: claimed max-divergence +inf against the computed one.
 
+    `audit_claim` compares computed <= claimed; for a claim of +inf the claim is confirmed
+    only if the certified lower bound is +inf too, so the verdict is decided here.
 
-def parameters_from_args(args: argparse.Namespace) -> gkm.GkmParameters:
-    return gkmp20_parameters(n=args.n, epsilon_prime=args.epsilon_prime, lam=args.lam)
-
-
-def handle_pure(args: argparse.Namespace) -> dict:
-    return gkm.handle_pure(args, parameters_from_args(args))
-
-
-def handle_dp(args: argparse.Namespace) -> dict:
-    return gkm.handle_dp(args, parameters_from_args(args))
-
-
-def handle_rdp(args: argparse.Namespace) -> dict:
-    return gkm.handle_rdp(args, parameters_from_args(args))
-
-
-def handle_audit(args: argparse.Namespace) -> dict:
-    """GKM's claim (Sec. 1.2, MATH.md 9.6) that GKMP20 is not epsilon-DP for any finite
-    epsilon: claimed max-divergence +inf against the computed one."""
-    params = parameters_from_args(args)
-    gkm.check_box_budget(params, args.ones)
+    Returns:
+        The audit record's JSON object with the verdict and looseness set accordingly.
+    """
+    gkm.check_box_budget(params, ones)
     lowers, uppers = [], []
-    for k in gkm.ones_range(params, args.ones):
+    for k in gkm.ones_range(params, ones):
         v = view_pair(params, ones=k)
         lowers.append(gkm_view.pure_epsilon_lower(v))
         uppers.append(gkm_view.pure_epsilon(v))
@@ -89,18 +69,7 @@ def handle_audit(args: argparse.Namespace) -> dict:
         computed_upper=max(uppers, key=lambda r: r.value),
         computed_lower=max(lowers, key=lambda r: r.value), params=params.to_json())
     out = record.to_json()
-    # the verdict of audit_claim compares "computed <= claimed"; for a claim of +inf the
-    # claim is confirmed only if the certified lower bound is +inf too.
     out["verdict"] = "holds" if record.computed_lower is not None and math.isinf(
         float(record.computed_lower)) else "violated"
     out["looseness"] = 1.0 if out["verdict"] == "holds" else 0.0
     return out
-
-
-CLI_SPEC = ProtocolSpec(
-    name="gkmp20-count",
-    summary="GKMP20 counting: deterministic input step (not pure-DP; finite (eps, delta))",
-    add_arguments=add_arguments,
-    handlers={"pure": handle_pure, "dp": handle_dp, "rdp": handle_rdp,
-              "audit": handle_audit},
-)

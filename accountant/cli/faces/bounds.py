@@ -1,6 +1,6 @@
 """`shuffle-accountant bound NAME ...`: the command-line face of every closed form here.
 
-Discovered by `accountant.cli` through `CLI_BOUNDS` (see `accountant.protocols.registry`).
+Loaded by `accountant.cli` through `BOUNDS` (see `accountant.cli.registry`).
 RDP bounds print {"params", "renyi": [{order, value, kind, ...}]}; (epsilon, delta) bounds
 print {"params", "epsilon": {...}, "delta": {"value": D, "kind": "exact"}} (CLI.md).
 """
@@ -11,12 +11,15 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from accountant.bounds import balcer_cheu_2020 as bc20
 from accountant.bounds import balle_2019, erlingsson_2019, feldman_2020, girgis_2021
-from accountant.cli import float_list, positive_int
-from accountant.protocols.registry import BoundSpec
+from accountant.cli.registry import BoundSpec
+from accountant.cli.types import float_list, positive_int
+from accountant.domains import DELTA, EPSILON
+from accountant.protocols.balcer_cheu import binomial_smoothness_delta
 from accountant.result import Result
 
-__all__ = ["CLI_BOUNDS"]
+__all__ = ["BOUNDS"]
 
 _DEFAULT_ORDERS = "2,3,4,8,16,32,64"
 
@@ -74,7 +77,7 @@ def _bbgn_handler(args: argparse.Namespace) -> dict[str, Any]:
 
 
 _G = girgis_2021
-CLI_BOUNDS = [
+_PAPER_BOUNDS = [
     BoundSpec("girgis-thm1", "Girgis et al. 2021 Theorem 1 (integer orders; real orders "
               "via Remark 2)", _rdp_arguments, _rdp_handler(_G.rdp_upper_remark2)),
     BoundSpec("girgis-remark3", "Girgis et al. 2021 Theorem 1 minimised over Remark 3's gamma "
@@ -99,3 +102,51 @@ CLI_BOUNDS = [
     BoundSpec("bbgn", "Balle et al. 2019 privacy-blanket closed form for k-RR",
               lambda p: _dp_arguments(p, k=True), _bbgn_handler),
 ]
+
+
+# ---------------------------------------------------------------- Balcer-Cheu 2020
+def _bc_zsum_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--n", type=positive_int, required=True)
+    p.add_argument("--epsilon", type=float, required=True)
+    p.add_argument("--delta", type=float, required=True)
+    p.add_argument("--beta", type=float, default=0.01)
+
+
+def _bc_zsum_handler(args: argparse.Namespace) -> dict[str, Any]:
+    EPSILON.check(args.epsilon)
+    DELTA.check(args.delta)
+    p = bc20.paper_p(epsilon=args.epsilon, delta=args.delta, n=args.n)
+    return {"params": {"n": args.n, "epsilon": args.epsilon, "delta": args.delta, "p": p,
+                       "beta": args.beta},
+            "claimed_epsilon": {"value": args.epsilon, "kind": "upper",
+                                "source": f"{bc20.CITATION}, Theorem 3.1(i)"},
+            "accuracy_alpha": bc20.accuracy_alpha_thm31(epsilon=args.epsilon, delta=args.delta,
+                                                   n=args.n, beta=args.beta).to_json()}
+
+
+def _bc_smoothness_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--n", type=positive_int, required=True)
+    p.add_argument("--gamma", type=float, required=True, help="Bin(n, gamma), gamma <= 1/2")
+    p.add_argument("--a", type=float, required=True, help="eps = log((1+a)/(1-a))")
+    p.add_argument("--k", type=positive_int, default=1)
+
+
+def _bc_smoothness_handler(args: argparse.Namespace) -> dict[str, Any]:
+    closed = bc20.lemma_a3_delta(n=args.n, gamma=args.gamma, a=args.a, k=args.k)
+    exact = binomial_smoothness_delta(n=args.n, gamma=args.gamma,
+                                      epsilon=bc20.lemma_a3_epsilon(a=args.a), k=args.k)
+    return {"params": {"n": args.n, "gamma": args.gamma, "a": args.a, "k": args.k,
+                       "epsilon": bc20.lemma_a3_epsilon(a=args.a)},
+            "delta": closed.to_json(), "delta_exact": exact.to_json()}
+
+
+BALCER_CHEU_BOUNDS = [
+    BoundSpec(name="bc20-zsum", summary="Balcer-Cheu 2020 Theorem 3.1: p and accuracy",
+              add_arguments=_bc_zsum_arguments, handler=_bc_zsum_handler),
+    BoundSpec(name="bc20-smoothness",
+                        summary="Balcer-Cheu 2020 Lemma A.3 beside the exact smoothness",
+                        add_arguments=_bc_smoothness_arguments,
+                        handler=_bc_smoothness_handler)]
+
+# --help order: Balcer-Cheu first, as the bounds were always listed
+BOUNDS = BALCER_CHEU_BOUNDS + _PAPER_BOUNDS

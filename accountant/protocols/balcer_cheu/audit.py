@@ -19,7 +19,7 @@ from typing import Any
 from accountant.audit import AuditRecord, audit_claim
 from accountant.bounds.balcer_cheu_2020 import CITATION
 from accountant.errors import RegimeError
-from accountant.protocols.balcer_cheu import (
+from accountant.protocols.balcer_cheu.views import (
     hist_epsilon_bracket,
     hist_parameters,
     zsum_epsilon_bracket,

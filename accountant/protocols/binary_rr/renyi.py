@@ -17,23 +17,24 @@ import numpy as np
 from accountant.divergence import (
     renyi_divergence as _view_renyi,
 )
-from accountant.divergence._common import as_direction
+from accountant.divergence.common import as_direction
 from accountant.domains import ALPHA
 from accountant.errors import ParameterError
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
-from accountant.protocols import clone_pair
-from accountant.protocols.binary_rr_view import (
-    _METHOD,
-    _SOURCE,
-    _check,
-    _log_window,
-    _pair_linear_log,
+from accountant.numeric.summation import cascade_sum
+from accountant.numeric.tails import binomial_log_window
+from accountant.pairs import clones as clone_pair
+from accountant.protocols.binary_rr.view import (
+    METHOD,
+    SOURCE,
+    check_parameters,
     flip_probability,
+    pair_linear_log,
     special_loss,
     view_pair,
 )
-from accountant.result import Direction, Kind, Result
+from accountant.result import Bracket, Direction, Kind, Result
 
 # Largest n for which ones=None maximises Renyi divergences over every count's pair (one
 # direct convolution per count; one scan serves every order: about 6 s at n = 1e4).
@@ -44,21 +45,25 @@ __all__ = ["renyi_divergence", "special_pair_renyi", "renyi_curve", "max_diverge
 
 
 def renyi_divergence(*, n: int, epsilon0: float, alpha: float, ones: int | None = None,
-                     direction: Direction | str = Direction.MAX) -> dict[str, Result]:
+                     direction: Direction | str = Direction.MAX) -> Bracket:
     """Renyi divergence of order alpha (real > 1 or inf) of one count's pair or the mechanism.
 
-    Returns {"renyi": Result, "renyi_lower": Result}. For a given `ones`, "renyi" is the
-    certified upper end (float) of the pair's exact value and "renyi_lower" a lower end.
-    ones=None: the special pair (the reverse order is the larger, MATH 5.2); n <=
-    RENYI_WORST_CASE_LIMIT maximises over every count, beyond it "renyi" is the blanket
-    pair's certified upper bound over all datasets and "renyi_lower" the special pair.
+    Returns:
+        Bracket. For a given `ones`, `upper` is the certified upper end (float) of the
+        pair's exact value and `lower` a lower end. ones=None: the special pair (the
+        reverse order is the larger, docs/single-message.md); n <= RENYI_WORST_CASE_LIMIT
+        maximises over every count, beyond it `upper` is the blanket pair's certified
+        upper bound over all datasets, `lower` the special pair and `special` its upper end.
+
+    Raises:
+        ParameterError: an argument is outside its domain.
     """
-    n, epsilon0, ones = _check(n, epsilon0, ones)
+    n, epsilon0, ones = check_parameters(n, epsilon0, ones)
     ALPHA.check(alpha)
     if alpha == math.inf:
         r = max_divergence(n=n, epsilon0=epsilon0, ones=ones)
-        return {"renyi": r, "renyi_lower": r}
-    m = f"{_METHOD}.renyi_divergence(ones={0 if ones is None else ones})"
+        return Bracket(lower=r, upper=r)
+    m = f"{METHOD}.renyi_divergence(ones={0 if ones is None else ones})"
     if ones in (None, 0) and as_direction(direction) is Direction.MAX:
         low, up = special_pair_renyi(n=n, epsilon0=epsilon0, alphas=[alpha])[0]
         up = up.with_(kind=Kind.UPPER)
@@ -66,18 +71,16 @@ def renyi_divergence(*, n: int, epsilon0: float, alpha: float, ones: int | None 
         view = view_pair(n=n, epsilon0=epsilon0, ones=0 if ones is None else ones)
         up = _view_renyi(view, alpha, direction=direction)
         low = _renyi_lower(view, alpha, direction, up)
-    out = {"renyi": up.with_(method=m, source=_SOURCE),
-           "renyi_lower": low.with_(method=m, source=_SOURCE)}
-    if ones is None:
-        if n <= RENYI_WORST_CASE_LIMIT:
-            best = _worst_case_renyi(n, epsilon0, alpha, up)
-            out["renyi"] = best.with_(method=f"{_METHOD}.renyi_divergence(worst case over all "
-                                      f"{n} counts)", source=_SOURCE)
-        else:
-            blanket = clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=2)
-            out["renyi_special"] = out["renyi"]
-            out["renyi"] = clone_pair.renyi_divergence(blanket, alpha=alpha)["renyi"]
-    return out
+    upper, lower = up.with_(method=m, source=SOURCE), low.with_(method=m, source=SOURCE)
+    if ones is not None:
+        return Bracket(lower=lower, upper=upper)
+    if n <= RENYI_WORST_CASE_LIMIT:
+        best = _worst_case_renyi(n, epsilon0, alpha, up)
+        return Bracket(lower=lower, upper=best.with_(
+            method=f"{METHOD}.renyi_divergence(worst case over all {n} counts)", source=SOURCE))
+    blanket = clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=2)
+    return Bracket(lower=lower, special=upper,
+                   upper=clone_pair.renyi_divergence(blanket, alpha=alpha).upper)
 
 
 def special_pair_renyi(*, n: int, epsilon0: float,
@@ -92,7 +95,7 @@ def special_pair_renyi(*, n: int, epsilon0: float,
     special pair's exact divergences (a LOWER bound on the mechanism: see
     `renyi_divergence`).
     """
-    n, epsilon0, _ = _check(n, epsilon0)
+    n, epsilon0, _ = check_parameters(n, epsilon0)
     alphas = [float(a) for a in alphas]
     for a in alphas:
         ALPHA.check(a)
@@ -101,14 +104,14 @@ def special_pair_renyi(*, n: int, epsilon0: float,
                                  "epsilon0)")
     p = flip_probability(epsilon0)
     log_tail = -(max(alphas, default=2.0) * epsilon0 + 60.0)
-    lo_k, hi_k, log_out = _log_window(n, p, log_tail)
+    lo_k, hi_k, log_out = binomial_log_window(n, p, log_tail)
     k = np.arange(lo_k, hi_k + 1)
     lq = binomial_logpmf(k, n, p)
     q = np.exp(lq)
     q_rel = np.expm1(log_pmf_error(lq))
     loss, loss_err = special_loss(k, n=n, epsilon0=epsilon0)
     results = []
-    method = f"{_METHOD}.special_pair_renyi (float, certified bracket)"
+    method = f"{METHOD}.special_pair_renyi (float, certified bracket)"
     for a in alphas:
         a1 = a - 1.0
         ups, lows = [], []
@@ -126,7 +129,7 @@ def special_pair_renyi(*, n: int, epsilon0: float,
                 lows.append((log_m - e_log) / a1)
                 continue
             term = q * np.expm1(x)
-            s_nom = _cascade_sum(term)
+            s_nom = cascade_sum(term)
             # |error| per term: Q's relative error times |expm1|, plus e^x times the
             # error of x (|beta| loss_err + 4 ulps of x) and the ulps of expm1 and product
             cascade = 4 * UNIT_ROUNDOFF * abs(s_nom) + 2 * k.size * UNIT_ROUNDOFF ** 2 \
@@ -144,27 +147,9 @@ def special_pair_renyi(*, n: int, epsilon0: float,
         low = max(max(lows) * (1 - 8 * UNIT_ROUNDOFF), 0.0)
         mk = lambda v, kind, a=a, up=up, low=low: Result(  # noqa: E731
             quantity="renyi", value=v, kind=kind, direction=Direction.MAX, method=method,
-            source=_SOURCE, order=a, error_budget=max(up - low, 0.0))
+            source=SOURCE, order=a, error_budget=max(up - low, 0.0))
         results.append((mk(low, Kind.LOWER), mk(up, Kind.UPPER)))
     return results
-
-
-def _cascade_sum(x: np.ndarray) -> float:
-    """sum(x) by a pairwise tree of error-free two-sums (Knuth's TwoSum), vectorized: the
-    rounding errors of every level are collected and added back, so the result is
-    within ~2u |sum| + 2 N u^2 sum|x| of the exact sum (Ogita-Rump-Oishi, cascaded
-    summation), at numpy speed (math.fsum is ~100x slower on wide-ranging terms)."""
-    x = np.asarray(x, dtype=float)
-    errors = 0.0
-    while x.size > 1:
-        if x.size % 2:
-            x = np.append(x, 0.0)
-        a, b = x[0::2], x[1::2]
-        s = a + b
-        bb = s - a
-        errors += float(np.sum((a - (s - bb)) + (b - bb)))
-        x = s
-    return float(x[0]) + errors if x.size else 0.0
 
 
 def _renyi_lower(view: Any, alpha: float, direction: Any, up: Result) -> Result:
@@ -194,7 +179,7 @@ def _worst_case_renyi_many(n: int, epsilon0: float, alphas: np.ndarray) -> np.nd
     best = np.zeros(alphas.size)
     log_tail = -(float(np.max(alphas)) * epsilon0 + 60.0)
     for ones in range(1, (n - 1) // 2 + 1):
-        P, Q, rel, log_resid = _pair_linear_log(n, p, ones, log_tail)
+        P, Q, rel, log_resid = pair_linear_log(n, p, ones, log_tail)
         keep = (P > 0) & (Q > 0)
         P, Q = P[keep], Q[keep]
         lr = np.log(P) - np.log(Q)
@@ -222,7 +207,7 @@ def renyi_curve(*, n: int, epsilon0: float, alphas: Sequence[float],
     count for n <= RENYI_WORST_CASE_LIMIT (one scan for all orders), beyond it the blanket
     pair's certified upper bound over all datasets (MATH 5.4). For composition.
     """
-    n, epsilon0, ones = _check(n, epsilon0, ones)
+    n, epsilon0, ones = check_parameters(n, epsilon0, ones)
     al = np.array([float(a) for a in alphas])
     if ones not in (None, 0, n - 1):
         rows = []
@@ -235,7 +220,7 @@ def renyi_curve(*, n: int, epsilon0: float, alphas: Sequence[float],
         return special
     if n <= RENYI_WORST_CASE_LIMIT:
         scan = _worst_case_renyi_many(n, epsilon0, al)
-        m = f"{_METHOD}.renyi_curve(worst case over all {n} counts)"
+        m = f"{METHOD}.renyi_curve(worst case over all {n} counts)"
         out = []
         for (low, up), v in zip(special, scan, strict=True):
             top = max(float(up.value), float(v))
@@ -244,7 +229,7 @@ def renyi_curve(*, n: int, epsilon0: float, alphas: Sequence[float],
         return out
     blanket = clone_pair.renyi_curve(clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=2),
                                      alphas=list(al))
-    m = f"{_METHOD}.renyi_curve(special pair: lower bound on the mechanism)"
+    m = f"{METHOD}.renyi_curve(special pair: lower bound on the mechanism)"
     return [(low.with_(method=m), up) for (low, _), (_, up) in zip(special, blanket,
                                                                   strict=True)]
 
@@ -255,7 +240,7 @@ def max_divergence(*, n: int, epsilon0: float, ones: int | None = None) -> Resul
     The likelihood ratio (1-p) r + p over p r + (1-p) with r = O(k-1)/O(k) lies in
     [e^-eps0, e^eps0] and reaches e^eps0 at k = n (r = inf), where O(n-1) > 0 always.
     """
-    n, epsilon0, ones = _check(n, epsilon0, ones)
+    n, epsilon0, ones = check_parameters(n, epsilon0, ones)
     return Result(quantity="max_divergence", value=epsilon0, kind=Kind.EXACT,
-                  direction=Direction.MAX, order=math.inf, source=_SOURCE,
-                  method=f"{_METHOD}.max_divergence (closed form: ratio e^eps0 at k = n)")
+                  direction=Direction.MAX, order=math.inf, source=SOURCE,
+                  method=f"{METHOD}.max_divergence (closed form: ratio e^eps0 at k = n)")

@@ -4,14 +4,12 @@
         [--sampling-rate Q] (--at-delta D | --at-epsilon E) [--method rdp|pld|kov|all]
 
 A SPEC is one string:
-- a protocol with its flags, e.g. "binary-rr --n 10000 --epsilon0 1": the protocol module
-  whose `CLI_SPEC.name` matches must expose `view_pair(**flags)` or `special_pair(**flags)`
-  returning a ViewPair (any protocol added later works without editing this). These are the
-  exact views of one neighbouring pair (binary-rr: `--ones`, default the special pair
-  ones=0, numerically the worst case, MATH 5.2; k-rr: the special pair, MATH 5.3), so the
-  composed values are exact for that pair, a mechanism guarantee only if it is the worst;
-- "ldp --n N --epsilon0 E" (when no protocol module is named "ldp"): any eps0-LDP
-  randomizer through the certified clones pair (RDP only);
+- a protocol of the registry table with its flags, e.g. "binary-rr --n 10000 --epsilon0 1",
+  built through its face into the protocol's contract `Mechanism`. Its `view_pair()` (the
+  exact view of one neighbouring pair: binary-rr's special pair ones=0 unless `--ones`,
+  k-rr's special pair) is composed when it has one: the values are exact for that pair,
+  a mechanism guarantee only if it is the worst (the output's "scope" says so). Without
+  a view pair ("ldp": any eps0-LDP randomizer) its certified RDP upper bounds are used;
 - "eps-delta --epsilon E --delta D": a generic (epsilon, delta)-DP mechanism (KOV pair);
 - "girgis-thm1 --n N --epsilon0 E": the RDP curve of Girgis et al. 2021 Thm 1 (integer orders);
 - "rdp-curve:FILE": a JSON RDP curve (`RdpCurve.from_json`).
@@ -23,21 +21,22 @@ and the tightest sound one (EXACT or UPPER) under "epsilon" / "delta".
 from __future__ import annotations
 
 import argparse
-import importlib
-import inspect
 import math
 import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from accountant.bounds import girgis_2021
+from accountant.cli.registry import PROTOCOLS, protocol_spec
+from accountant.cli.types import positive_int
 from accountant.composition import conversion, kov, pld, subsampling
-from accountant.composition.rdp import DEFAULT_ORDERS, RdpCurve
+from accountant.composition.rdp import DEFAULT_ORDERS, ROUNDS, RdpCurve
 from accountant.domains import DELTA, EPSILON, PROBABILITY
 from accountant.errors import AccountantError, ParameterError
 from accountant.result import Kind, Result
 from accountant.view import ViewPair
 
-__all__ = ["register", "Mechanism", "parse_spec", "compose"]
+__all__ = ["register", "ComposeItem", "parse_spec", "compose"]
 
 _GIRGIS_ORDERS = tuple(float(a) for a in range(2, 65))
 # Fewer orders for expensive pairs (2-D views, clone mixtures); chords fill in between.
@@ -53,7 +52,7 @@ class _SpecParser(argparse.ArgumentParser):
 
 
 @dataclass(frozen=True)
-class Mechanism:
+class ComposeItem:
     """One parsed --mechanism: a view pair, an (epsilon, delta) pair or an RDP curve."""
 
     spec: str
@@ -91,11 +90,11 @@ def _float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
 
 
-def parse_spec(spec: str) -> Mechanism:
+def parse_spec(spec: str) -> ComposeItem:
     """Parse one --mechanism string (module docstring)."""
     spec = spec.strip()
     if spec.startswith("rdp-curve:"):
-        return Mechanism(spec=spec, curve=RdpCurve.from_json(spec[len("rdp-curve:"):]))
+        return ComposeItem(spec=spec, curve=RdpCurve.from_json(spec[len("rdp-curve:"):]))
     tokens = shlex.split(spec)
     if not tokens:
         raise ParameterError("--mechanism is empty; give a protocol, eps-delta or rdp-curve:FILE")
@@ -109,11 +108,8 @@ def parse_spec(spec: str) -> Mechanism:
         PROBABILITY.named("delta").check(args.delta)
         if args.delta >= 1:
             raise ParameterError(f"delta={args.delta!r} is outside [0, 1)")
-        return Mechanism(spec=spec, epsilon=args.epsilon, delta=args.delta)
+        return ComposeItem(spec=spec, epsilon=args.epsilon, delta=args.delta)
     if name == "girgis-thm1":
-        from accountant.bounds import girgis_2021
-        from accountant.cli import positive_int
-
         p = _SpecParser(prog=name, add_help=False)
         p.add_argument("--n", type=positive_int, required=True)
         p.add_argument("--epsilon0", type=_float, required=True)
@@ -123,103 +119,38 @@ def parse_spec(spec: str) -> Mechanism:
                                                  n=args.n),
             _GIRGIS_ORDERS, method=f"bounds.girgis_2021.rdp_upper_thm1(n={args.n}, "
                                    f"epsilon0={args.epsilon0})")
-        return Mechanism(spec=spec, curve=curve)
+        return ComposeItem(spec=spec, curve=curve)
     return _protocol_mechanism(spec, name, flags)
 
 
-def _protocol_module(name: str) -> Any:
-    """The protocol module whose CLI_SPEC is called `name` (the CLI's own discovery)."""
-    import pkgutil
-
-    import accountant.protocols as package
-
-    guess = "accountant.protocols." + name.replace("-", "_")
-    candidates = [guess] + [f"accountant.protocols.{m.name}"
-                            for m in pkgutil.iter_modules(package.__path__)
-                            if not m.name.startswith("_") and m.name != "registry"]
-    for module_name in candidates:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError:
-            continue
-        spec = getattr(module, "CLI_SPEC", None)
-        if spec is not None and getattr(spec, "name", None) == name:
-            return module
-    return None
-
-
-def _protocol_mechanism(spec: str, name: str, flags: list[str]) -> Mechanism:
-    module = _protocol_module(name)
-    if module is None and name == "ldp":
-        return _ldp_clones(spec, flags)
-    if module is not None and getattr(module, "renyi_curve", None) is not None and not (
-            getattr(module, "view_pair", None) or getattr(module, "special_pair", None)):
-        return _curve_mechanism(spec, name, module, flags)
-    if module is None:
-        raise ParameterError(f"--mechanism protocol={name!r} is unknown (expected a protocol "
-                             f"with a CLI_SPEC, eps-delta, girgis-thm1 or rdp-curve:FILE)")
-    # the exact neighbouring view: `view_pair(**flags)` (binary-rr) or `special_pair` (k-rr)
-    make_view = getattr(module, "view_pair", None) or getattr(module, "special_pair", None)
-    if make_view is None or any(
-            p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.default is p.empty
-            for p in inspect.signature(make_view).parameters.values()):
-        raise ParameterError(f"--mechanism protocol={name!r} has no view pair to compose")
+def _protocol_mechanism(spec: str, name: str, flags: list[str]) -> ComposeItem:
+    """A protocol from the registry table, built through its face into a contract
+    `Mechanism`: its exact view pair when it has one (values for that neighbouring pair),
+    else its certified RDP upper bounds at sparse orders plus the max-divergence."""
+    entry = next((e for e in PROTOCOLS if e.name == name), None)
+    if entry is None:
+        raise ParameterError(f"--mechanism protocol={name!r} is unknown (expected one of "
+                             f"{', '.join(e.name for e in PROTOCOLS)}, eps-delta, "
+                             "girgis-thm1 or rdp-curve:FILE)")
+    face = protocol_spec(name)
+    if face.mechanism is None:
+        raise ParameterError(f"--mechanism protocol={name!r} has no mechanism to compose")
     p = _SpecParser(prog=name, add_help=False)
-    module.CLI_SPEC.add_arguments(p)
-    args = vars(p.parse_args(flags))
-    accepted = inspect.signature(make_view).parameters
-    kwargs = {k: v for k, v in args.items() if k in accepted and v is not None}
-    view = make_view(**kwargs)
-    if not isinstance(view, ViewPair):
-        raise ParameterError(f"--mechanism protocol={name!r} has no view pair to compose")
-    pair = ", ".join(f"{k}={v}" for k, v in dict(view.description).items()
-                     if not isinstance(v, dict | list))
-    return Mechanism(spec=spec, view=view, pair_only=pair)
+    face.add_arguments(p)
+    mechanism = face.mechanism(p.parse_args(flags))
+    view = mechanism.view_pair()
+    if view is not None:
+        pair = ", ".join(f"{k}={v}" for k, v in dict(view.description).items()
+                         if not isinstance(v, dict | list))
+        return ComposeItem(spec=spec, view=view, pair_only=pair)
+    orders = _SPARSE_ORDERS + (math.inf,)
+    results = [b.upper for b in mechanism.renyi(orders)]
+    label = ", ".join(f"{k}={v}" for k, v in mechanism.params().items())
+    return ComposeItem(spec=spec, curve=RdpCurve.from_results(
+        results, method=f"protocols.{name}.renyi({label}) upper bounds"))
 
 
-def _curve_mechanism(spec: str, name: str, module: Any, flags: list[str]) -> Mechanism:
-    """A protocol given by certified RDP upper bounds only (`renyi_curve(**flags, alphas=)`
-    returning (lower, upper) Results, e.g. ldp's clones pair), plus its max-divergence."""
-    p = _SpecParser(prog=name, add_help=False)
-    module.CLI_SPEC.add_arguments(p)
-    args = vars(p.parse_args(flags))
-    accepted = inspect.signature(module.renyi_curve).parameters
-    kwargs = {k: v for k, v in args.items() if k in accepted and v is not None}
-    rows = module.renyi_curve(alphas=list(_SPARSE_ORDERS), **kwargs)
-    results = [up for _, up in rows]
-    pure = getattr(module, "max_divergence", None)
-    if pure is not None:
-        results.append(pure(**{k: v for k, v in kwargs.items()
-                               if k in inspect.signature(pure).parameters}))
-    label = ", ".join(f"{k}={v}" for k, v in kwargs.items())
-    return Mechanism(spec=spec, curve=RdpCurve.from_results(
-        results, method=f"protocols.{name}.renyi_curve({label}) upper bounds"))
-
-
-def _ldp_clones(spec: str, flags: list[str]) -> Mechanism:
-    """Any eps0-LDP randomizer: the FMT20 clones pair's certified RDP upper bounds
-    (`accountant.protocols.clone_pair`, MATH 7.1) at sparse orders, D_inf <= eps0."""
-    from accountant.cli import positive_int
-    from accountant.protocols import clone_pair
-
-    p = _SpecParser(prog="ldp", add_help=False)
-    p.add_argument("--n", type=positive_int, required=True)
-    p.add_argument("--epsilon0", type=_float, required=True)
-    args = p.parse_args(flags)
-    pair = clone_pair.fmt_clones(n=args.n, epsilon0=args.epsilon0)
-
-    def at(alpha: float) -> Result | float:
-        if math.isinf(alpha):
-            return args.epsilon0  # the shuffled view is a post-processing of eps0-LDP reports
-        return clone_pair.renyi_divergence(pair, alpha=alpha)["renyi"]
-
-    curve = RdpCurve.from_function(at, _SPARSE_ORDERS + (math.inf,),
-                                   method=f"protocols.clone_pair.fmt_clones(n={args.n}, "
-                                          f"epsilon0={args.epsilon0}) renyi upper bounds")
-    return Mechanism(spec=spec, curve=curve)
-
-
-def _rdp_entries(mechanisms: list[Mechanism], rounds: int, sampling_rate: float | None,
+def _rdp_entries(mechanisms: list[ComposeItem], rounds: int, sampling_rate: float | None,
                  delta: float | None, epsilon: float | None) -> list[dict[str, Any]]:
     curves = []
     for m in mechanisms:
@@ -239,7 +170,7 @@ def _rdp_entries(mechanisms: list[Mechanism], rounds: int, sampling_rate: float 
     return [{"method": name, "result": r} for name, r in zip(names, results, strict=True)]
 
 
-def _pld_entries(mechanisms: list[Mechanism], rounds: int, sampling_rate: float | None,
+def _pld_entries(mechanisms: list[ComposeItem], rounds: int, sampling_rate: float | None,
                  delta: float | None, epsilon: float | None,
                  discretization: float | None) -> list[dict[str, Any]]:
     if sampling_rate is not None:
@@ -260,7 +191,7 @@ def _pld_entries(mechanisms: list[Mechanism], rounds: int, sampling_rate: float 
     return entries
 
 
-def _kov_entries(mechanisms: list[Mechanism], rounds: int, sampling_rate: float | None,
+def _kov_entries(mechanisms: list[ComposeItem], rounds: int, sampling_rate: float | None,
                  delta: float | None, epsilon: float | None) -> list[dict[str, Any]]:
     pairs = {(m.epsilon, m.delta) for m in mechanisms}
     if sampling_rate is not None or any(m.epsilon is None for m in mechanisms):
@@ -300,8 +231,6 @@ def compose(specs: list[str], *, rounds: int, delta: float | None = None,
         EPSILON.named("at-epsilon").check(epsilon)
     if sampling_rate is not None:
         PROBABILITY.named("sampling-rate").check(sampling_rate)
-    from accountant.composition.rdp import ROUNDS
-
     ROUNDS.check(rounds)
     mechanisms = [parse_spec(s) for s in specs]
     entries: list[dict[str, Any]] = []
@@ -363,8 +292,6 @@ def _handler(args: argparse.Namespace) -> dict[str, Any]:
 
 def register(subparsers: Any) -> None:
     """Add the `compose` command (discovered by `accountant.cli`)."""
-    from accountant.cli import positive_int
-
     p = subparsers.add_parser("compose", help="compose mechanisms (RDP, PLD, KOV)")
     p.add_argument("--mechanism", action="append", required=True,
                    help='a protocol with flags ("binary-rr --n 10000 --epsilon0 1"), '

@@ -48,7 +48,10 @@ from accountant.numeric.special import (
     binomial_logpmf,
     stirlerr,
 )
-from accountant.result import Direction, Kind, Result, Source
+from accountant.numeric.summation import cascade_sum
+from accountant.numeric.tails import binomial_log_window
+from accountant.result import Bracket, Direction, Kind, Result, Source
+from accountant.view import ViewPair
 
 __all__ = [
     "ClonePair",
@@ -230,11 +233,10 @@ def count_blocks(n_other: int, q: float, tail: float, blocks: int,
     `blocks` is about how many blocks the window gets at E[C] = 4e5, more for smaller
     E[C] (bracket ~ 1/sqrt(E[C]) per block) and fewer for larger.
     """
-    from accountant.protocols.binary_rr import _log_window
 
     if q >= 1.0:
         return np.array([n_other]), np.array([n_other]), np.array([1.0]), -math.inf
-    lo, hi, log_cut = _log_window(n_other, q, math.log(tail) if log_tail is None
+    lo, hi, log_cut = binomial_log_window(n_other, q, math.log(tail) if log_tail is None
                                   else log_tail)
     mean, sd = n_other * q, math.sqrt(max(n_other * q * (1 - q), 1e-300))
     blocks = max(8, min(50 * blocks, math.ceil(blocks * math.sqrt(4e5 / max(mean, 1.0)))))
@@ -287,11 +289,12 @@ def _delta_pair(pair: ClonePair, gamma: float, tail: float, blocks: int,
 
 
 def delta_for_epsilon(pair: ClonePair, *, epsilon: float, tail: float = 1e-30,
-                      blocks: int = 160) -> dict[str, Result]:
+                      blocks: int = 160) -> Bracket:
     """Certified bracket of H_{e^epsilon} of the pair (both orders are equal).
 
-    Returns {"delta": UPPER, "delta_lower": LOWER}: the pair's exact value lies between.
-    As a bound on a mechanism, "delta" is the certified upper bound the pair provides.
+    Returns:
+        Bracket(lower, upper) of the pair's exact value. As a bound on a mechanism, the
+        upper end is the certified upper bound the pair provides.
     """
     EPSILON.check(epsilon)
     lo, hi, _ = _delta_pair(pair, math.exp(epsilon), tail, blocks)
@@ -299,13 +302,12 @@ def delta_for_epsilon(pair: ClonePair, *, epsilon: float, tail: float = 1e-30,
     mk = lambda v, kind: Result(quantity="delta", value=v, kind=kind,  # noqa: E731
                                 direction=Direction.MAX, method=m, source=pair.source,
                                 at=float(epsilon), error_budget=max(hi - lo, 0.0))
-    return {"delta": mk(hi, Kind.UPPER), "delta_lower": mk(lo, Kind.LOWER)}
+    return Bracket(lower=mk(lo, Kind.LOWER), upper=mk(hi, Kind.UPPER))
 
 
 def epsilon_for_delta(pair: ClonePair, *, delta: float, blocks: int = 160,
-                      relative_tolerance: float = 1e-6) -> dict[str, Result]:
-    """Certified bracket of the pair's epsilon(delta): {"epsilon": UPPER,
-    "epsilon_lower": LOWER}.
+                      relative_tolerance: float = 1e-6) -> Bracket:
+    """Certified bracket of the pair's epsilon(delta): Bracket(lower, upper).
 
     The upper end is an epsilon whose certified upper delta is <= delta (so the pair, and
     every mechanism it dominates, is (epsilon, delta)-DP there); the lower end an epsilon
@@ -328,7 +330,7 @@ def epsilon_for_delta(pair: ClonePair, *, delta: float, blocks: int = 160,
     mk = lambda v, kind: Result(quantity="epsilon", value=v, kind=kind,  # noqa: E731
                                 direction=Direction.MAX, method=m, source=pair.source,
                                 at=float(delta), error_budget=max(up - low, 0.0))
-    return {"epsilon": mk(up, Kind.UPPER), "epsilon_lower": mk(low, Kind.LOWER)}
+    return Bracket(lower=mk(low, Kind.LOWER), upper=mk(up, Kind.UPPER))
 
 
 def _crossing(f: Any, delta: float, epsilon0: float, rtol: float) -> tuple[float, float]:
@@ -406,7 +408,6 @@ def _renyi_excess_terms(pair: ClonePair, cs: np.ndarray,
     x-window's outside Q-mass q_out (Chernoff-certified below e^-(alpha eps0 + 60))
     changes E_c by at most +q_out e^(alpha eps0) or -q_out.
     """
-    from accountant.protocols.binary_rr import _cascade_sum, _log_window
 
     w, w1 = pair.w, pair.w_prime
     a_col = alphas[:, None]
@@ -417,7 +418,7 @@ def _renyi_excess_terms(pair: ClonePair, cs: np.ndarray,
     log_up = np.full((alphas.size, cs.size), np.nan)
     for j, c in enumerate(np.asarray(cs, dtype=np.int64)):
         m = int(c) + 1
-        lo, hi, log_out = _log_window(m, 0.5, log_tail)
+        lo, hi, log_out = binomial_log_window(m, 0.5, log_tail)
         x = np.arange(lo, hi + 1, dtype=float)
         ld = _half_logpmf(x, np.full(x.shape, float(m)))
         den = (w1 * x + w * (m - x)) / m
@@ -432,7 +433,7 @@ def _renyi_excess_terms(pair: ClonePair, cs: np.ndarray,
         err = np.sum(q_rel[None, :] * np.abs(term) + q[None, :] * np.exp(xs) * np.expm1(
             8 * UNIT_ROUNDOFF * np.abs(xs) + 4 * UNIT_ROUNDOFF) + 4 * UNIT_ROUNDOFF
             * np.abs(term), axis=1) * (1 + 1e-6)
-        sums = np.array([_cascade_sum(row) for row in term])
+        sums = np.array([cascade_sum(row) for row in term])
         err = err + 4 * UNIT_ROUNDOFF * np.abs(sums) + 2 * x.size * UNIT_ROUNDOFF ** 2 \
             * np.sum(np.abs(term), axis=1) + 1e-300
         q_out = 2.0 * math.exp(log_out) if log_out > -700 else 0.0
@@ -513,20 +514,21 @@ def renyi_curve(pair: ClonePair, *, alphas: list[float], blocks: int = 64,
 
 
 def renyi_divergence(pair: ClonePair, *, alpha: float, blocks: int = 64,
-                     tail: float = 1e-40) -> dict[str, Result]:
+                     tail: float = 1e-40) -> Bracket:
     """Certified bracket of the pair's Renyi divergence (both orders equal), alpha > 1
     real; alpha = inf gives the max-divergence epsilon0 = log(w/w') (attained at x = c+1).
 
-    Returns {"renyi": UPPER, "renyi_lower": LOWER}.
+    Returns:
+        Bracket(lower, upper) of the pair's value.
     """
     ALPHA.check(alpha)
     if alpha == math.inf:
         m = f"protocols.clone_pair.renyi_divergence({pair.description.get('pair')})"
         r = Result(quantity="renyi", value=pair.epsilon0, kind=Kind.EXACT,
                    direction=Direction.MAX, method=m, source=pair.source, order=math.inf)
-        return {"renyi": r, "renyi_lower": r}
+        return Bracket(lower=r, upper=r)
     low, up = renyi_curve(pair, alphas=[alpha], blocks=blocks, tail=tail)[0]
-    return {"renyi": up, "renyi_lower": low}
+    return Bracket(lower=low, upper=up)
 
 
 # ------------------------------------------------------------------ explicit view (tests)
@@ -537,7 +539,6 @@ def view_pair(pair: ClonePair, *, backend: str = "mp", dps: int = 50) -> Any:
     """
     import mpmath
 
-    from accountant.view import ViewPair
 
     if pair.others > 400:
         raise ParameterError(f"n={pair.others + 1} is outside [2, 401] for an explicit "

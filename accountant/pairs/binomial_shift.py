@@ -20,6 +20,7 @@ import numpy as np
 from accountant.distributions import DEFAULT_DPS, binomial, binomial_window
 from accountant.domains import N_USERS, PROBABILITY
 from accountant.errors import ParameterError
+from accountant.numeric.mp import to_mpf
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.numeric.special import binomial_logpmf, log_pmf_error, two_product
 from accountant.pmf import PMF, check_backend
@@ -108,7 +109,6 @@ def _window_pmf(n: int, p: Any, lo: int, hi: int, backend: str, dps: int) -> PMF
     """Bin(n, p) values on [lo, min(hi, n)] in an object backend."""
     import mpmath
 
-    from accountant.numeric.mp import to_mpf
 
     hi = min(hi, n)
     ks = range(lo, hi + 1)

@@ -10,7 +10,7 @@ MATH.md sec. 9 restates them with the errata found in the paper:
   `theorem6_parameters(corrected_q=True)` uses q = 0.1 rho min(1, V) / n (MATH 9.5);
 - Lemma 12's expected message count carries 2 lam / n, not lam / n (MATH 9.5).
 
-The exact view and its certified max-divergence live in `accountant.protocols.gkm_view`;
+The exact view and its certified max-divergence live in `accountant.protocols.gkm.view`;
 this module validates parameters and wires the CLI (`gkm-count`).
 
 What the exact computation shows (tests/protocols/test_gkm.py, benchmarks/bench_gkm.py):
@@ -31,19 +31,16 @@ Example:
 
 from __future__ import annotations
 
-import argparse
 import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from accountant.audit import audit_claim
-from accountant.cli import positive_int
+from accountant.audit import AuditRecord, audit_claim
 from accountant.divergence import delta_for_epsilon, epsilon_for_delta, renyi_divergence
 from accountant.domains import COUNT, EPSILON0, N_USERS, PROBABILITY, Interval
 from accountant.errors import ParameterError, RegimeError
 from accountant.numeric.rounding import up
-from accountant.protocols import gkm_view
-from accountant.protocols.registry import ProtocolSpec
+from accountant.protocols.gkm import view as gkm_view
 from accountant.result import Direction, Kind, Result, Source
 
 __all__ = [
@@ -61,7 +58,15 @@ __all__ = [
     "view_pair",
     "max_divergence",
     "worst_case_max_divergence",
-    "CLI_SPEC",
+    "ones_range",
+    "check_box_budget",
+    "pure_epsilon_both",
+    "epsilon_for_delta_worst",
+    "delta_for_epsilon_worst",
+    "renyi_worst",
+    "audit_lemma8",
+    "audit_theorem6_mse",
+    "CITATION",
 ]
 
 CITATION = "Ghazi, Kumar, Manurangsi, Pure-DP Aggregation in the Shuffle Model"
@@ -319,39 +324,13 @@ def _worst(results: list[tuple[Result, int]], explicit: bool) -> Result:
     return r if explicit else r.with_(method=r.method + _WORST.format(k))
 
 
-# ------------------------------------------------------------------ CLI
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--n", type=positive_int, required=True, help="number of users")
-    p.add_argument("--epsilon", type=float, required=True,
-                   help="pure-DP target (Condition 7 / Theorem 6)")
-    p.add_argument("--rho", type=float, help="Theorem 6's accuracy slack in (0, 1/2]")
-    p.add_argument("--corrected-q", action="store_true",
-                   help="with --rho: q = 0.1 rho min(1, Var)/n (MATH.md 9.5)")
-    p.add_argument("--epsilon-prime", type=float, help="noise parameter epsilon'")
-    p.add_argument("--q", type=float, help="drop probability q in (0, 1)")
-    p.add_argument("--s", type=positive_int, help="copies s (default: Condition 7's least)")
-    p.add_argument("--lam", type=float, help="flood lam (default: Condition 7's least)")
-    p.add_argument("--ones", type=int, help="ones among the other n-1 users "
-                   "(default: worst case over all counts; simulate: all n users hold 1)")
-    p.add_argument("--no-check", action="store_true",
-                   help="do not require Condition 7 (study violating parameters)")
-
-
-def parameters_from_args(args: argparse.Namespace) -> GkmParameters:
-    if args.rho is not None:
-        if any(getattr(args, k) is not None for k in ("epsilon_prime", "q", "s", "lam")):
-            raise ParameterError("give either --rho (Theorem 6) or --epsilon-prime --q "
-                                 "[--s --lam], not both")
-        return theorem6_parameters(n=args.n, epsilon=args.epsilon, rho=args.rho,
-                                   corrected_q=args.corrected_q)
-    if args.epsilon_prime is None or args.q is None:
-        raise ParameterError("gkm-count needs --rho, or --epsilon-prime and --q")
-    return gkm_parameters(n=args.n, epsilon=args.epsilon, epsilon_prime=args.epsilon_prime,
-                          q=args.q, s=args.s, lam=args.lam, strict=not args.no_check)
-
-
 def check_box_budget(params: GkmParameters, ones: int | None) -> None:
-    """Refuse computations whose 2-D box would not fit in memory (say what to do)."""
+    """Refuse computations whose 2-D box would not fit in memory (say what to do).
+
+    Raises:
+        ParameterError: the box side exceeds 6000, or the views of the worst case over
+            counts would need more than 4e8 points together.
+    """
     _, a = gkm_view.box_size(n=params.n, epsilon_prime=params.epsilon_prime, s=params.s,
                              lam=params.lam)
     if a > 6000:
@@ -361,94 +340,100 @@ def check_box_budget(params: GkmParameters, ones: int | None) -> None:
     views = len(ones_range(params, ones))
     if views * a * a > 4e8:
         raise ParameterError(f"the worst case over ones needs {views} views of {a}^2 points;"
-                             " pass --ones K to evaluate one dataset")
+                             " pass ones=K (--ones K) to evaluate one dataset")
 
 
-def handle_pure(args: argparse.Namespace, params: GkmParameters | None = None) -> dict:
-    params = params or parameters_from_args(args)
+def pure_epsilon_both(params: GkmParameters, *,
+                      ones: int | None = None) -> tuple[Result, Result, Result]:
+    """(max over both orders, x1 = 1 vs 0, x1 = 0 vs 1) of the certified max-divergence,
+    each maximised over the other users' count of ones unless `ones` is given."""
+    explicit = ones is not None
     pq = [(max_divergence(params, ones=k, direction=Direction.P_Q), k)
-          for k in ones_range(params, args.ones)]
+          for k in ones_range(params, ones)]
     qp = [(max_divergence(params, ones=k, direction=Direction.Q_P), k)
-          for k in ones_range(params, args.ones)]
-    explicit = args.ones is not None
-    both = _worst(pq + qp, explicit)
-    return {"params": params.to_json() | ({"ones": args.ones} if explicit else {}),
-            "max_divergence": both.with_(direction=Direction.MAX).to_json(),
-            "max_divergence_x1_is_1_vs_0": _worst(pq, explicit).to_json(),
-            "max_divergence_x1_is_0_vs_1": _worst(qp, explicit).to_json()}
+          for k in ones_range(params, ones)]
+    both = _worst(pq + qp, explicit).with_(direction=Direction.MAX)
+    return both, _worst(pq, explicit), _worst(qp, explicit)
 
 
-def handle_dp(args: argparse.Namespace, params: GkmParameters | None = None) -> dict:
-    params = params or parameters_from_args(args)
-    if args.backend != "float":
-        raise ParameterError(f"backend={args.backend!r} is not available for the GKM 2-D "
-                             "view; valid: float (certified float64 log-space)")
-    check_box_budget(params, args.ones)
-    out: dict[str, Any] = {"params": params.to_json()}
-    rs = []
-    for k in ones_range(params, args.ones):
-        v = view_pair(params, ones=k)
-        if args.at_delta is not None:
-            rs.append((epsilon_for_delta(v, args.at_delta), k))
-        else:
-            rs.append((delta_for_epsilon(v, epsilon=args.at_epsilon), k))
-    worst = _worst(rs, args.ones is not None)
-    if args.at_delta is not None:
-        out["epsilon"] = worst.to_json()
-        out["delta"] = {"value": args.at_delta, "kind": "exact"}
-    else:
-        out["delta"] = worst.to_json()
-        out["epsilon"] = {"value": args.at_epsilon, "kind": "exact"}
-    return out
+def epsilon_for_delta_worst(params: GkmParameters, *, delta: float,
+                            ones: int | None = None) -> Result:
+    """Certified epsilon(delta) of the exact 2-D view, worst case over counts unless `ones`.
+
+    Raises:
+        ParameterError: the views do not fit (`check_box_budget`).
+    """
+    check_box_budget(params, ones)
+    rs = [(epsilon_for_delta(view_pair(params, ones=k), delta), k)
+          for k in ones_range(params, ones)]
+    return _worst(rs, ones is not None)
 
 
-def handle_rdp(args: argparse.Namespace, params: GkmParameters | None = None) -> dict:
-    params = params or parameters_from_args(args)
-    check_box_budget(params, args.ones)
-    views = [(view_pair(params, ones=k), k) for k in ones_range(params, args.ones)]
-    renyi = []
-    for alpha in args.orders:
+def delta_for_epsilon_worst(params: GkmParameters, *, epsilon: float,
+                            ones: int | None = None) -> Result:
+    """Certified delta(epsilon) of the exact 2-D view, worst case over counts unless `ones`.
+
+    Raises:
+        ParameterError: the views do not fit (`check_box_budget`).
+    """
+    check_box_budget(params, ones)
+    rs = [(delta_for_epsilon(view_pair(params, ones=k), epsilon=epsilon), k)
+          for k in ones_range(params, ones)]
+    return _worst(rs, ones is not None)
+
+
+def renyi_worst(params: GkmParameters, *, orders: list[float],
+                ones: int | None = None) -> list[Result]:
+    """Certified Renyi divergences at `orders` (inf: max-divergence on the 2-D grid), worst
+    case over counts unless `ones`.
+
+    Raises:
+        ParameterError: the views do not fit (`check_box_budget`).
+    """
+    check_box_budget(params, ones)
+    views = [(view_pair(params, ones=k), k) for k in ones_range(params, ones)]
+    out = []
+    for alpha in orders:
         if alpha == math.inf:
             rs = [(gkm_view.pure_epsilon(v), k) for v, k in views]
         else:
             rs = [(renyi_divergence(v, alpha), k) for v, k in views]
-        renyi.append(_worst(rs, args.ones is not None).to_json() | {"order": alpha})
-    return {"params": params.to_json(), "renyi": renyi}
-
-
-def handle_audit(args: argparse.Namespace) -> dict:
-    """Lemma 8's claim (epsilon-DP) against the computed max-divergence; Theorem 6's MSE."""
-    params = parameters_from_args(args)
-    upper = max((max_divergence(params, ones=k) for k in ones_range(params, args.ones)),
-                key=lambda r: r.value)
-    lower = None
-    if upper.value > params.epsilon:
-        # only a certified lower bound can show a violation: it needs the exact 2-D grid
-        check_box_budget(params, args.ones)
-        lower = max((gkm_view.pure_epsilon_lower(view_pair(params, ones=k))
-                     for k in ones_range(params, args.ones)), key=lambda r: r.value)
-    record = audit_claim(
-        claim=f"epsilon-DP with epsilon={params.epsilon!r} (Condition 7 holds)",
-        source=Source(citation=CITATION, locator="Lemma 8 / Theorem 6"),
-        quantity="max_divergence", claimed=float(params.epsilon), computed_upper=upper,
-        computed_lower=lower, params=params.to_json())
-    out = record.to_json()
-    if params.rho is not None:
-        claimed = (1 + params.rho) * dlap_variance(float(params.epsilon))
-        exact = mse_exact(params, ones=params.n)
-        out["mse_audit"] = {
-            "claim": "MSE <= (1 + rho) Var(DLap(epsilon)) (Theorem 6), all-ones dataset",
-            "claimed": claimed, "computed": {"value": exact, "kind": "exact",
-                                             "method": "protocols.gkm.mse_exact (Lemma 11)"},
-            "verdict": "holds" if exact <= claimed else "violated"}
+        out.append(_worst(rs, ones is not None))
     return out
 
 
-CLI_SPEC = ProtocolSpec(
-    name="gkm-count",
-    summary="Ghazi-Kumar-Manurangsi pure-DP binary counting (correlated noise)",
-    add_arguments=add_arguments,
-    handlers={"pure": handle_pure, "dp": handle_dp, "rdp": handle_rdp,
-              "audit": handle_audit},
-)
+def audit_lemma8(params: GkmParameters, *, ones: int | None = None) -> AuditRecord:
+    """Lemma 8's claim (epsilon-DP) against the computed max-divergence.
 
+    The upper end runs along the view's rays; a certified lower end (the exact 2-D grid)
+    is computed only when the upper end exceeds the claim, since only it can show a
+    violation. The claim line says whether Condition 7 holds for these parameters.
+    """
+    upper = max((max_divergence(params, ones=k) for k in ones_range(params, ones)),
+                key=lambda r: r.value)
+    lower = None
+    if upper.value > params.epsilon:
+        check_box_budget(params, ones)
+        lower = max((gkm_view.pure_epsilon_lower(view_pair(params, ones=k))
+                     for k in ones_range(params, ones)), key=lambda r: r.value)
+    failures = condition7_failures(epsilon=params.epsilon, epsilon_prime=params.epsilon_prime,
+                                   q=params.q, s=params.s, lam=params.lam)
+    status = "Condition 7 holds" if not failures else "Condition 7 FAILS: " + "; ".join(
+        failures)
+    return audit_claim(
+        claim=f"epsilon-DP with epsilon={params.epsilon!r} ({status})",
+        source=Source(citation=CITATION, locator="Lemma 8 / Theorem 6"),
+        quantity="max_divergence", claimed=float(params.epsilon), computed_upper=upper,
+        computed_lower=lower, params=params.to_json())
+
+
+def audit_theorem6_mse(params: GkmParameters) -> dict[str, Any] | None:
+    """Theorem 6's MSE claim on the all-ones dataset (None unless params came from rho)."""
+    if params.rho is None:
+        return None
+    claimed = (1 + params.rho) * dlap_variance(float(params.epsilon))
+    exact = mse_exact(params, ones=params.n)
+    return {"claim": "MSE <= (1 + rho) Var(DLap(epsilon)) (Theorem 6), all-ones dataset",
+            "claimed": claimed, "computed": {"value": exact, "kind": "exact",
+                                             "method": "protocols.gkm.mse_exact (Lemma 11)"},
+            "verdict": "holds" if exact <= claimed else "violated"}

@@ -67,8 +67,9 @@ from accountant.domains import DELTA, EPSILON, EPSILON0, N_PAIR, N_USERS
 from accountant.errors import ParameterError, PrecisionError
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
-from accountant.protocols import clone_pair
-from accountant.result import Direction, Kind, Result, Source
+from accountant.numeric.tails import binomial_log_window
+from accountant.pairs import clones as clone_pair
+from accountant.result import Bracket, Direction, Kind, Result, Source
 
 __all__ = [
     "BlanketCountPair",
@@ -83,7 +84,7 @@ _ANCHOR = 32  # path steps between certified log-PMF anchors
 _CHUNK_CELLS = 2_000_000  # (N, slice) cells evaluated at once
 _SOURCE = Source(citation="Balle, Bell, Gascon, Nissim, CRYPTO 2019 (blanket idea)",
                  locator="blanket pair revealing only the blanket size N "
-                         "(accountant.protocols.k_rr_blanket docstring)")
+                         "(accountant.protocols.k_rr.blanket docstring)")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -145,7 +146,6 @@ class _Grid:
 
 
 def _grid(pair: BlanketCountPair, others: np.ndarray, log_tail: float) -> _Grid:
-    from accountant.protocols.binary_rr import _log_window
 
     q = 2.0 / pair.k
     rows = []
@@ -153,7 +153,7 @@ def _grid(pair: BlanketCountPair, others: np.ndarray, log_tail: float) -> _Grid:
         if q >= 1.0:  # k = 2: s = N + 1 always
             rows.append((int(big_n), np.array([0.0, -np.inf]), 0.0))
             continue
-        lo, hi, log_cut = _log_window(int(big_n), q, log_tail)
+        lo, hi, log_cut = binomial_log_window(int(big_n), q, log_tail)
         log_pi = binomial_logpmf(np.arange(lo, hi + 2), int(big_n), q)
         # slices s = 1..lo carry (w+w') pi(s-1) + w'' pi(s): the cut mass plus
         # w'' pi(lo) (slice s = 0 has P = Q)
@@ -356,11 +356,12 @@ def _delta_pair(pair: BlanketCountPair, gamma: float,
 
 
 def delta_for_epsilon(pair: BlanketCountPair, *, epsilon: float, tail: float = 1e-30,
-                      blocks: int = 64) -> dict[str, Result]:
+                      blocks: int = 64) -> Bracket:
     """Certified bracket of the pair's H_{e^epsilon} (both orders equal).
 
-    Returns {"delta": UPPER, "delta_lower": LOWER}; "delta" bounds every neighbouring pair
-    of shuffled k-RR.
+    Returns:
+        Bracket(lower, upper) of the pair's value; the upper end bounds every
+        neighbouring pair of shuffled k-RR.
     """
     EPSILON.check(epsilon)
     lo, hi, _ = _delta_pair(pair, math.exp(epsilon), _layout(pair, tail, blocks))
@@ -368,15 +369,14 @@ def delta_for_epsilon(pair: BlanketCountPair, *, epsilon: float, tail: float = 1
     mk = lambda v, kind: Result(quantity="delta", value=v, kind=kind,  # noqa: E731
                                 direction=Direction.MAX, method=m, source=pair.source,
                                 at=float(epsilon), error_budget=max(hi - lo, 0.0))
-    return {"delta": mk(hi, Kind.UPPER), "delta_lower": mk(lo, Kind.LOWER)}
+    return Bracket(lower=mk(lo, Kind.LOWER), upper=mk(hi, Kind.UPPER))
 
 
 def epsilon_for_delta(pair: BlanketCountPair, *, delta: float, blocks: int = 64,
-                      relative_tolerance: float = 1e-6) -> dict[str, Result]:
-    """Certified bracket of the pair's epsilon(delta): {"epsilon": UPPER, "epsilon_lower":
-    LOWER}, by the safeguarded Newton search of `clone_pair.epsilon_for_delta` (the upper
-    end's certified upper delta is <= delta; the lower end's certified lower delta exceeds
-    it)."""
+                      relative_tolerance: float = 1e-6) -> Bracket:
+    """Certified bracket of the pair's epsilon(delta), Bracket(lower, upper), by the
+    safeguarded Newton search of `clones.epsilon_for_delta` (the upper end's certified
+    upper delta is <= delta; the lower end's certified lower delta exceeds it)."""
     DELTA.check(delta)
     tail = max(min(delta * 1e-9, 1e-30), 1e-300)
     layout = _layout(pair, tail, blocks)
@@ -392,4 +392,4 @@ def epsilon_for_delta(pair: BlanketCountPair, *, delta: float, blocks: int = 64,
     mk = lambda v, kind: Result(quantity="epsilon", value=v, kind=kind,  # noqa: E731
                                 direction=Direction.MAX, method=m, source=pair.source,
                                 at=float(delta), error_budget=max(up - low, 0.0))
-    return {"epsilon": mk(up, Kind.UPPER), "epsilon_lower": mk(low, Kind.LOWER)}
+    return Bracket(lower=mk(low, Kind.LOWER), upper=mk(up, Kind.UPPER))

@@ -9,6 +9,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from accountant.errors import ParameterError
 from accountant.numeric.mp import to_mpf
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.result import Direction, Kind, Result
@@ -19,7 +20,6 @@ ULP_SLACK = 8 * UNIT_ROUNDOFF
 
 
 def as_direction(direction: Direction | str) -> Direction:
-    from accountant.errors import ParameterError
 
     try:
         return Direction(direction)

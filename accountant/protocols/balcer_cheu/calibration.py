@@ -30,7 +30,7 @@ from accountant.bounds.balcer_cheu_2020 import (
 )
 from accountant.domains import DELTA, EPSILON, N_USERS, Interval
 from accountant.errors import ParameterError, RegimeError
-from accountant.protocols.balcer_cheu import (
+from accountant.protocols.balcer_cheu.views import (
     BalcerCheuParameters,
     hist_epsilon,
     zsum_epsilon,

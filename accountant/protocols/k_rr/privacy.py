@@ -16,7 +16,6 @@ each other symbol with probability 1/(e^eps0+k-1).
 
 from __future__ import annotations
 
-import argparse
 import math
 from typing import Any
 
@@ -27,10 +26,11 @@ from accountant.divergence import renyi_divergence as _renyi
 from accountant.domains import ALPHA, DELTA, EPSILON, EPSILON0, N_PAIR, N_USERS
 from accountant.errors import ParameterError
 from accountant.numeric.rounding import UNIT_ROUNDOFF
-from accountant.numeric.special import bd0, binomial_logpmf, log_pmf_error, two_product
-from accountant.protocols import clone_pair, k_rr_blanket
-from accountant.protocols.registry import ProtocolSpec
-from accountant.result import Direction, Kind, Result, Source
+from accountant.numeric.special import binomial_logpmf, log_pmf_error, two_product
+from accountant.numeric.tails import binomial_fast_window, binomial_outside
+from accountant.pairs import clones as clone_pair
+from accountant.protocols.k_rr import blanket as k_rr_blanket
+from accountant.result import Bracket, Direction, Kind, Result, Source
 from accountant.view import ViewPair
 
 __all__ = [
@@ -42,7 +42,6 @@ __all__ = [
     "renyi_divergence",
     "max_divergence",
     "SPECIAL_PAIR_LIMIT",
-    "CLI_SPEC",
 ]
 
 # Largest n for which the special pair's 2-D grid (~ (16 sd)^2 points) is built.
@@ -51,7 +50,7 @@ _SOURCE = Source(citation="MATH.md (shuffled k-RR)", locator="sec. 5.3 special p
 _METHOD = "protocols.k_rr"
 
 
-def _check(n: Any, epsilon0: Any, k: Any) -> tuple[int, float, int]:
+def check_parameters(n: Any, epsilon0: Any, k: Any) -> tuple[int, float, int]:
     N_PAIR.check(n)
     EPSILON0.check(epsilon0)
     N_USERS.named("k").check(k)
@@ -93,7 +92,7 @@ def special_pair(*, n: int, epsilon0: float, k: int, tail: float = 1e-30) -> Vie
     mass outside is certified by Chernoff bounds at the window edges, for each a, and
     summed; every likelihood ratio lies in [e^-eps0, e^eps0] (residual loss bound eps0).
     """
-    n, epsilon0, k = _check(n, epsilon0, k)
+    n, epsilon0, k = check_parameters(n, epsilon0, k)
     if n > SPECIAL_PAIR_LIMIT:
         raise ParameterError(f"n={n} is outside [2, {SPECIAL_PAIR_LIMIT}] for the k-RR "
                              "special pair (its 2-D grid grows like n); use blanket_pair")
@@ -101,14 +100,14 @@ def special_pair(*, n: int, epsilon0: float, k: int, tail: float = 1e-30) -> Vie
     den = e + k - 1
     pa, pb = e / den, 1.0 / den
     pb_given = pb / (1 - pa) if k > 2 else 1.0
-    a_logs, a_tail, a_lo = _window(n, pa, tail / 2)
+    a_logs, a_tail, a_lo = binomial_fast_window(n, pa, tail / 2)
     a_vals = np.arange(a_lo, a_lo + a_logs.size)
     if k == 2:
         b_lo_all, b_hi_all = int(n - a_vals[-1]), int(n - a_vals[0])
     else:
         m_lo, m_hi = int(n - a_vals[-1]), int(n - a_vals[0])
-        _, _, lo1 = _window(m_lo, pb_given, tail / 4)
-        l2, _, lo2 = _window(m_hi, pb_given, tail / 4)
+        _, _, lo1 = binomial_fast_window(m_lo, pb_given, tail / 4)
+        l2, _, lo2 = binomial_fast_window(m_hi, pb_given, tail / 4)
         b_lo_all, b_hi_all = min(lo1, lo2), lo2 + l2.size - 1
     b_vals = np.arange(b_lo_all, b_hi_all + 1)
     A, B = np.meshgrid(a_vals, b_vals, indexing="ij")
@@ -121,7 +120,7 @@ def special_pair(*, n: int, epsilon0: float, k: int, tail: float = 1e-30) -> Vie
         b_tail = np.empty(a_vals.size)
         for i, mi in enumerate(n - a_vals):
             lq_b[i] = binomial_logpmf(b_vals, int(mi), pb_given)
-            b_tail[i] = _outside(int(mi), pb_given, int(b_lo_all), int(b_hi_all))
+            b_tail[i] = binomial_outside(int(mi), pb_given, int(b_lo_all), int(b_hi_all))
     lq = a_logs[:, None] + lq_b
     keep = np.isfinite(lq)
     loss, loss_err = special_loss(A[keep], B[keep], n=n, epsilon0=epsilon0, k=k)
@@ -137,36 +136,10 @@ def special_pair(*, n: int, epsilon0: float, k: int, tail: float = 1e-30) -> Vie
                                  "epsilon0": epsilon0, "k": k})
 
 
-def _window(m: int, prob: float, tail: float) -> tuple[np.ndarray, float, int]:
-    from accountant.protocols.binary_rr import _fast_window
-
-    return _fast_window(m, prob, tail)
-
-
-def _outside(m: int, prob: float, lo: int, hi: int) -> float:
-    """Certified Bin(m, prob) mass outside [lo, hi] (Chernoff at the edges)."""
-    mean = m * prob
-    out = 0.0
-    if lo > 0 and lo - 1 < mean:
-        out += _chernoff(m, prob, lo - 1)
-    elif lo > 0:
-        return 1.0
-    if hi < m and hi + 1 > mean:
-        out += _chernoff(m, prob, hi + 1)
-    elif hi < m:
-        return 1.0
-    return min(out, 1.0)
-
-
-def _chernoff(m: int, prob: float, x: int) -> float:
-    f = float(bd0(np.array(float(x)), m * prob) + bd0(np.array(float(m - x)), m * (1 - prob)))
-    return math.exp(-f * (1 - 1e-10) + 1e-12)
-
-
 def blanket_pair(*, n: int, epsilon0: float, k: int) -> clone_pair.ClonePair:
     """The blanket pair of MATH 5.4: a certified upper bound over all neighbouring pairs
     (used here for Renyi values; `k_rr_blanket.blanket_count_pair` is tighter for DP)."""
-    n, epsilon0, k = _check(n, epsilon0, k)
+    n, epsilon0, k = check_parameters(n, epsilon0, k)
     return clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=k)
 
 
@@ -178,62 +151,77 @@ def _upper_pair(n: int, epsilon0: float, k: int) -> tuple[Any, Any]:
     return k_rr_blanket, k_rr_blanket.blanket_count_pair(n=n, epsilon0=epsilon0, k=k)
 
 
-def epsilon_for_delta(*, n: int, epsilon0: float, k: int, delta: float) -> dict[str, Result]:
-    """{"epsilon": blanket UPPER over all datasets, "epsilon_blanket_lower": that blanket
-    pair's certified lower end, "epsilon_lower": special pair LOWER on the mechanism}.
+def epsilon_for_delta(*, n: int, epsilon0: float, k: int, delta: float) -> Bracket:
+    """epsilon(delta) of shuffled k-RR over every dataset, maximum over both orders.
 
-    The blanket pair is `k_rr_blanket` for k >= 3 (MATH 5.4 at k = 2, the same pair). The
-    special pair's values are omitted when n > SPECIAL_PAIR_LIMIT.
+    Returns:
+        Bracket: `upper` the blanket pair's certified value (the pair revealing only the
+        number of blanket users, `blanket`, for k >= 3; the docs/single-message.md pair at
+        k = 2, the same pair there), `pair_lower` that pair's certified lower end,
+        `lower` the special pair's lower end (a lower bound on the mechanism) and
+        `special` its upper end; the special pair is omitted when n > SPECIAL_PAIR_LIMIT.
+
+    Raises:
+        ParameterError: an argument is outside its domain.
     """
-    n, epsilon0, k = _check(n, epsilon0, k)
+    n, epsilon0, k = check_parameters(n, epsilon0, k)
     DELTA.check(delta)
     module, pair = _upper_pair(n, epsilon0, k)
-    out = dict(module.epsilon_for_delta(pair, delta=delta))
-    out["epsilon_blanket_lower"] = out.pop("epsilon_lower")
+    up = module.epsilon_for_delta(pair, delta=delta)
+    lower = special = None
     if n <= SPECIAL_PAIR_LIMIT:
         lo, hi = epsilon_bracket(special_pair(n=n, epsilon0=epsilon0, k=k,
                                               tail=min(1e-30, delta * 1e-12)), delta)
         m = f"{_METHOD}.epsilon_for_delta(special pair: lower bound on the mechanism)"
-        out["epsilon_lower"] = lo.with_(method=m, source=_SOURCE)
-        out["epsilon_special"] = hi.with_(method=m, source=_SOURCE)
-    return out
+        lower, special = lo.with_(method=m, source=_SOURCE), hi.with_(method=m, source=_SOURCE)
+    return Bracket(lower=lower, upper=up.upper, pair_lower=up.lower, pair_name="blanket",
+                   special=special)
 
 
-def delta_for_epsilon(*, n: int, epsilon0: float, k: int, epsilon: float) -> dict[str, Result]:
-    """{"delta": blanket UPPER (as epsilon_for_delta), "delta_blanket_lower",
-    "delta_lower": special pair LOWER (n <= limit)}."""
-    n, epsilon0, k = _check(n, epsilon0, k)
+def delta_for_epsilon(*, n: int, epsilon0: float, k: int, epsilon: float) -> Bracket:
+    """delta(epsilon), the Bracket of `epsilon_for_delta`'s shape.
+
+    Raises:
+        ParameterError: an argument is outside its domain.
+    """
+    n, epsilon0, k = check_parameters(n, epsilon0, k)
     EPSILON.check(epsilon)
     module, pair = _upper_pair(n, epsilon0, k)
-    out = dict(module.delta_for_epsilon(pair, epsilon=epsilon))
-    out["delta_blanket_lower"] = out.pop("delta_lower")
+    up = module.delta_for_epsilon(pair, epsilon=epsilon)
+    lower = special = None
     if n <= SPECIAL_PAIR_LIMIT:
         lo, hi = delta_bracket(special_pair(n=n, epsilon0=epsilon0, k=k), epsilon)
         m = f"{_METHOD}.delta_for_epsilon(special pair: lower bound on the mechanism)"
-        out["delta_lower"] = lo.with_(method=m, source=_SOURCE)
-        out["delta_special"] = hi.with_(method=m, source=_SOURCE)
-    return out
+        lower, special = lo.with_(method=m, source=_SOURCE), hi.with_(method=m, source=_SOURCE)
+    return Bracket(lower=lower, upper=up.upper, pair_lower=up.lower, pair_name="blanket",
+                   special=special)
 
 
-def renyi_divergence(*, n: int, epsilon0: float, k: int, alpha: float) -> dict[str, Result]:
-    """{"renyi": blanket UPPER, "renyi_lower": special pair LOWER (n <= limit)}."""
-    n, epsilon0, k = _check(n, epsilon0, k)
+def renyi_divergence(*, n: int, epsilon0: float, k: int, alpha: float) -> Bracket:
+    """Renyi divergence at order alpha (real > 1, or inf): `upper` from the blanket pair of
+    docs/single-message.md (`pair_lower` its lower end), `lower`/`special` from the special
+    pair (n <= SPECIAL_PAIR_LIMIT).
+
+    Raises:
+        ParameterError: an argument is outside its domain.
+    """
+    n, epsilon0, k = check_parameters(n, epsilon0, k)
     ALPHA.check(alpha)
     if alpha == math.inf:
         r = max_divergence(n=n, epsilon0=epsilon0, k=k)
-        return {"renyi": r, "renyi_lower": r}
-    out = dict(clone_pair.renyi_divergence(blanket_pair(n=n, epsilon0=epsilon0, k=k),
-                                           alpha=alpha))
-    out["renyi_blanket_lower"] = out.pop("renyi_lower")
+        return Bracket(lower=r, upper=r)
+    up = clone_pair.renyi_divergence(blanket_pair(n=n, epsilon0=epsilon0, k=k), alpha=alpha)
+    lower = special = None
     if n <= SPECIAL_PAIR_LIMIT:
-        up = _renyi(special_pair(n=n, epsilon0=epsilon0, k=k), alpha)
-        low = max(float(up.value) - 2 * up.error_budget, 0.0)
+        value = _renyi(special_pair(n=n, epsilon0=epsilon0, k=k), alpha)
+        low = max(float(value.value) - 2 * value.error_budget, 0.0)
         m = f"{_METHOD}.renyi_divergence(special pair: lower bound on the mechanism)"
-        out["renyi_lower"] = Result(quantity="renyi", value=low, kind=Kind.LOWER,
-                                    direction=Direction.MAX, method=m, source=_SOURCE,
-                                    order=float(alpha), error_budget=up.error_budget)
-        out["renyi_special"] = up.with_(method=m, source=_SOURCE)
-    return out
+        lower = Result(quantity="renyi", value=low, kind=Kind.LOWER, direction=Direction.MAX,
+                       method=m, source=_SOURCE, order=float(alpha),
+                       error_budget=value.error_budget)
+        special = value.with_(method=m, source=_SOURCE)
+    return Bracket(lower=lower, upper=up.upper, pair_lower=up.lower, pair_name="blanket",
+                   special=special)
 
 
 def max_divergence(*, n: int, epsilon0: float, k: int) -> Result:
@@ -243,53 +231,7 @@ def max_divergence(*, n: int, epsilon0: float, k: int) -> Result:
     and k-RR is epsilon0-LDP. Attained: in the special pair, b = n (every report equals x')
     has L = e^eps0.
     """
-    _check(n, epsilon0, k)
+    check_parameters(n, epsilon0, k)
     return Result(quantity="max_divergence", value=float(epsilon0), kind=Kind.EXACT,
                   direction=Direction.MAX, order=math.inf, source=_SOURCE,
                   method=f"{_METHOD}.max_divergence (LDP bound, attained at b = n)")
-
-
-# ---------------------------------------------------------------- CLI
-def _add_arguments(p: argparse.ArgumentParser) -> None:
-    from accountant.cli import positive_int
-
-    p.add_argument("--n", type=positive_int, required=True, help="number of users (>= 2)")
-    p.add_argument("--epsilon0", type=float, required=True, help="local epsilon0 > 0")
-    p.add_argument("--k", type=positive_int, required=True, help="alphabet size (>= 2)")
-
-
-def _params(args: argparse.Namespace) -> dict[str, Any]:
-    return {"n": args.n, "epsilon0": args.epsilon0, "k": args.k}
-
-
-def _dp(args: argparse.Namespace) -> dict[str, Any]:
-    if args.at_delta is not None:
-        res = epsilon_for_delta(n=args.n, epsilon0=args.epsilon0, k=args.k,
-                                delta=args.at_delta)
-        return {"params": _params(args) | {"delta": args.at_delta},
-                **{key: r.to_json() for key, r in res.items()},
-                "delta": {"value": args.at_delta, "kind": "exact"}}
-    res = delta_for_epsilon(n=args.n, epsilon0=args.epsilon0, k=args.k,
-                            epsilon=args.at_epsilon)
-    return {"params": _params(args) | {"epsilon": args.at_epsilon},
-            **{key: r.to_json() for key, r in res.items()},
-            "epsilon": {"value": args.at_epsilon, "kind": "exact"}}
-
-
-def _rdp(args: argparse.Namespace) -> dict[str, Any]:
-    rows: dict[str, list[Any]] = {}
-    for alpha in args.orders:
-        res = renyi_divergence(n=args.n, epsilon0=args.epsilon0, k=args.k, alpha=alpha)
-        for key, r in res.items():
-            rows.setdefault(key, []).append(r.to_json() | {"order": alpha})
-    return {"params": _params(args), **rows}
-
-
-def _pure(args: argparse.Namespace) -> dict[str, Any]:
-    r = max_divergence(n=args.n, epsilon0=args.epsilon0, k=args.k)
-    return {"params": _params(args), "max_divergence": r.to_json()}
-
-
-CLI_SPEC = ProtocolSpec(name="k-rr", summary="shuffled k-ary randomized response",
-                        add_arguments=_add_arguments,
-                        handlers={"dp": _dp, "rdp": _rdp, "pure": _pure})

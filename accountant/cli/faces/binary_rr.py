@@ -1,0 +1,41 @@
+"""`binary-rr`: shuffled binary randomized response."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from accountant.cli.faces.common import dp_body, pure_body, rdp_body
+from accountant.cli.registry import ProtocolSpec
+from accountant.cli.types import count, positive_int
+from accountant.protocols.binary_rr import BinaryRR
+
+__all__ = ["SPEC"]
+
+
+def _add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--n", type=count, required=True, help="number of users (>= 2)")
+    p.add_argument("--epsilon0", type=float, required=True, help="local epsilon0 > 0")
+    p.add_argument("--ones", type=positive_int, default=None,
+                   help="how many of the other n-1 users hold a 1 (default: worst case)")
+
+
+def _mechanism(args: argparse.Namespace) -> BinaryRR:
+    return BinaryRR(n=args.n, epsilon0=args.epsilon0, ones=args.ones)
+
+
+def _dp(args: argparse.Namespace) -> dict[str, Any]:
+    return dp_body(_mechanism(args), args)
+
+
+def _rdp(args: argparse.Namespace) -> dict[str, Any]:
+    return rdp_body(_mechanism(args), args)
+
+
+def _pure(args: argparse.Namespace) -> dict[str, Any]:
+    return pure_body(_mechanism(args))
+
+
+SPEC = ProtocolSpec(name="binary-rr", summary="shuffled binary randomized response",
+                    add_arguments=_add_arguments,
+                    handlers={"dp": _dp, "rdp": _rdp, "pure": _pure}, mechanism=_mechanism)

@@ -1,0 +1,40 @@
+"""What the protocol faces share: the JSON of a Bracket-valued dp/rdp answer."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from accountant.domains import ALPHA
+from accountant.protocols.contract import Mechanism
+
+__all__ = ["dp_body", "rdp_body", "pure_body"]
+
+
+def dp_body(mechanism: Mechanism, args: argparse.Namespace) -> dict[str, Any]:
+    """`dp`: epsilon at --at-delta or delta at --at-epsilon, with the bracket's keys."""
+    params = mechanism.params()
+    if args.at_delta is not None:
+        bracket = mechanism.epsilon_for_delta(args.at_delta)
+        return {"params": params | {"delta": args.at_delta}, **bracket.json_items("epsilon"),
+                "delta": {"value": args.at_delta, "kind": "exact"}}
+    bracket = mechanism.delta_for_epsilon(args.at_epsilon)
+    return {"params": params | {"epsilon": args.at_epsilon}, **bracket.json_items("delta"),
+            "epsilon": {"value": args.at_epsilon, "kind": "exact"}}
+
+
+def rdp_body(mechanism: Mechanism, args: argparse.Namespace) -> dict[str, Any]:
+    """`rdp`: one list per bracket key ("renyi", "renyi_lower", ...), each row with its order."""
+    for alpha in args.orders:
+        ALPHA.check(alpha)
+    rows: dict[str, list[Any]] = {}
+    for alpha, bracket in zip(args.orders, mechanism.renyi(args.orders), strict=True):
+        for key, value in bracket.json_items("renyi").items():
+            rows.setdefault(key, []).append(value | {"order": alpha})
+    return {"params": mechanism.params(), **rows}
+
+
+def pure_body(mechanism: Mechanism) -> dict[str, Any]:
+    """`pure`: the max-divergence's upper end."""
+    return {"params": mechanism.params(),
+            "max_divergence": mechanism.max_divergence().upper.to_json()}

@@ -1,0 +1,121 @@
+"""`gkm-count` and `gkmp20-count`: Ghazi-Kumar-Manurangsi counting and GKMP20."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from accountant.cli.registry import ProtocolSpec
+from accountant.cli.types import count, positive_int
+from accountant.errors import ParameterError
+from accountant.protocols import gkm
+from accountant.protocols.gkm import GKMCount, GKMP20Count, GkmParameters
+
+__all__ = ["GKM", "GKMP20", "parameters_from_args", "gkmp20_parameters_from_args"]
+
+
+def _add_gkm(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--n", type=count, required=True, help="number of users")
+    p.add_argument("--epsilon", type=float, required=True,
+                   help="pure-DP target (Condition 7 / Theorem 6)")
+    p.add_argument("--rho", type=float, help="Theorem 6's accuracy slack in (0, 1/2]")
+    p.add_argument("--corrected-q", action="store_true",
+                   help="with --rho: q = 0.1 rho min(1, Var)/n (docs/gkm.md)")
+    p.add_argument("--epsilon-prime", type=float, help="noise parameter epsilon'")
+    p.add_argument("--q", type=float, help="drop probability q in (0, 1)")
+    p.add_argument("--s", type=positive_int, help="copies s (default: Condition 7's least)")
+    p.add_argument("--lam", type=float, help="flood lam (default: Condition 7's least)")
+    p.add_argument("--ones", type=int, help="ones among the other n-1 users "
+                   "(default: worst case over all counts; simulate: all n users hold 1)")
+    p.add_argument("--no-check", action="store_true",
+                   help="do not require Condition 7 (study violating parameters)")
+
+
+def _add_gkmp20(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--n", type=count, required=True, help="number of users")
+    p.add_argument("--epsilon-prime", type=float, required=True, help="noise parameter")
+    p.add_argument("--lam", type=float, required=True, help="flood parameter lam")
+    p.add_argument("--ones", type=int, help="ones among the other n-1 users "
+                   "(default: worst case over all counts)")
+
+
+def parameters_from_args(args: argparse.Namespace) -> GkmParameters:
+    """GKM parameters from --rho (Theorem 6) or --epsilon-prime --q [--s --lam]."""
+    if args.rho is not None:
+        if any(getattr(args, k) is not None for k in ("epsilon_prime", "q", "s", "lam")):
+            raise ParameterError("give either --rho (Theorem 6) or --epsilon-prime --q "
+                                 "[--s --lam], not both")
+        return gkm.theorem6_parameters(n=args.n, epsilon=args.epsilon, rho=args.rho,
+                                       corrected_q=args.corrected_q)
+    if args.epsilon_prime is None or args.q is None:
+        raise ParameterError("gkm-count needs --rho, or --epsilon-prime and --q")
+    return gkm.gkm_parameters(n=args.n, epsilon=args.epsilon, epsilon_prime=args.epsilon_prime,
+                              q=args.q, s=args.s, lam=args.lam, strict=not args.no_check)
+
+
+def gkmp20_parameters_from_args(args: argparse.Namespace) -> GkmParameters:
+    """GKMP20 parameters (q = 0, s = 0) from --n --epsilon-prime --lam."""
+    return gkm.gkmp20.gkmp20_parameters(n=args.n, epsilon_prime=args.epsilon_prime,
+                                        lam=args.lam)
+
+
+def _faces(parse: Any, mechanism_class: type[GKMCount]) -> dict[str, Any]:
+    def mechanism(args: argparse.Namespace) -> GKMCount:
+        return mechanism_class(parse(args), ones=args.ones)
+
+    def pure(args: argparse.Namespace) -> dict[str, Any]:
+        params = parse(args)
+        both, pq, qp = gkm.pure_epsilon_both(params, ones=args.ones)
+        return {"params": params.to_json() | ({"ones": args.ones} if args.ones is not None
+                                              else {}),
+                "max_divergence": both.to_json(),
+                "max_divergence_x1_is_1_vs_0": pq.to_json(),
+                "max_divergence_x1_is_0_vs_1": qp.to_json()}
+
+    def dp(args: argparse.Namespace) -> dict[str, Any]:
+        if args.backend != "float":
+            raise ParameterError(f"backend={args.backend!r} is not available for the GKM 2-D "
+                                 "view; valid: float (certified float64 log-space)")
+        m = mechanism(args)
+        out: dict[str, Any] = {"params": m.params()}
+        if args.at_delta is not None:
+            out["epsilon"] = m.epsilon_for_delta(args.at_delta).upper.to_json()
+            out["delta"] = {"value": args.at_delta, "kind": "exact"}
+        else:
+            out["delta"] = m.delta_for_epsilon(args.at_epsilon).upper.to_json()
+            out["epsilon"] = {"value": args.at_epsilon, "kind": "exact"}
+        return out
+
+    def rdp(args: argparse.Namespace) -> dict[str, Any]:
+        m = mechanism(args)
+        return {"params": m.params(),
+                "renyi": [b.upper.to_json() | {"order": a}
+                          for a, b in zip(args.orders, m.renyi(args.orders), strict=True)]}
+
+    return {"pure": pure, "dp": dp, "rdp": rdp}
+
+
+def _gkm_audit(args: argparse.Namespace) -> dict[str, Any]:
+    params = parameters_from_args(args)
+    out = gkm.audit_lemma8(params, ones=args.ones).to_json()
+    mse = gkm.audit_theorem6_mse(params)
+    if mse is not None:
+        out["mse_audit"] = mse
+    return out
+
+
+def _gkmp20_audit(args: argparse.Namespace) -> dict[str, Any]:
+    return gkm.gkmp20.audit_not_pure(gkmp20_parameters_from_args(args), ones=args.ones)
+
+
+GKM = ProtocolSpec(
+    name="gkm-count",
+    summary="Ghazi-Kumar-Manurangsi pure-DP binary counting (correlated noise)",
+    add_arguments=_add_gkm,
+    handlers=_faces(parameters_from_args, GKMCount) | {"audit": _gkm_audit})
+
+GKMP20 = ProtocolSpec(
+    name="gkmp20-count",
+    summary="GKMP20 counting: deterministic input step (not pure-DP; finite (eps, delta))",
+    add_arguments=_add_gkmp20,
+    handlers=_faces(gkmp20_parameters_from_args, GKMP20Count) | {"audit": _gkmp20_audit})

@@ -1,0 +1,130 @@
+"""The command line's one registry table: which protocols, bounds and commands exist, and
+where their faces live.
+
+Faces are modules loaded by name only when their command is used, so that a `dp` call
+imports one protocol's code and never matplotlib, `figures` or `verify`. A protocol face
+exposes `SPEC` (a `ProtocolSpec`, or a tuple of them); `bound` loads
+`accountant.cli.faces.bounds`; a command module exposes `register(subparsers)`.
+
+A handler takes the parsed arguments and returns the command-specific part of the JSON
+object (e.g. {"params": ..., "epsilon": ..., "delta": ...}); `main` adds "command" and
+"protocol", prints JSON or a table, and turns AccountantError into exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["ProtocolSpec", "BoundSpec", "Handler", "ProtocolEntry", "PROTOCOLS",
+           "PROTOCOL_COMMANDS", "COMMANDS", "EXTRA_HANDLERS", "BOUND_FACE", "load",
+           "protocol_spec"]
+
+Handler = Callable[[argparse.Namespace], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class ProtocolSpec:
+    """A protocol's command-line face.
+
+    Attributes:
+        name: the CLI name, e.g. "binary-rr".
+        summary: one line for --help.
+        add_arguments: adds the protocol's own flags to a subparser.
+        handlers: command name ("dp", "rdp", ...) -> handler.
+    """
+
+    name: str
+    summary: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    handlers: dict[str, Handler] = field(default_factory=dict)
+    # builds the protocol's contract object from parsed flags (used by `compose`)
+    mechanism: Callable[[argparse.Namespace], Any] | None = None
+
+
+@dataclass(frozen=True)
+class BoundSpec:
+    """A closed-form bound's command-line face (`shuffle-accountant bound NAME`)."""
+
+    name: str
+    summary: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    handler: Handler
+
+
+@dataclass(frozen=True)
+class ProtocolEntry:
+    """One row of the table: a protocol's name, help line, face and commands."""
+
+    name: str
+    summary: str
+    face: str  # "module:attribute" of its ProtocolSpec
+    commands: tuple[str, ...]
+
+
+# Subcommands that take a PROTOCOL argument, in --help order.
+PROTOCOL_COMMANDS = ("dp", "rdp", "pure", "audit", "calibrate", "simulate")
+
+PROTOCOLS: tuple[ProtocolEntry, ...] = (
+    ProtocolEntry("bc-zsum", "Balcer-Cheu zero-sum binary counting (Fig. 1)",
+                  "accountant.cli.faces.balcer_cheu:ZSUM",
+                  ("dp", "rdp", "pure", "audit", "calibrate", "simulate")),
+    ProtocolEntry("bc-hist", "Balcer-Cheu histogram (Fig. 2)",
+                  "accountant.cli.faces.balcer_cheu:HIST",
+                  ("dp", "rdp", "pure", "audit", "calibrate", "simulate")),
+    ProtocolEntry("binary-rr", "shuffled binary randomized response",
+                  "accountant.cli.faces.binary_rr:SPEC", ("dp", "rdp", "pure")),
+    ProtocolEntry("gkm-count", "Ghazi-Kumar-Manurangsi pure-DP binary counting (correlated "
+                  "noise)", "accountant.cli.faces.gkm:GKM",
+                  ("dp", "rdp", "pure", "audit", "simulate")),
+    ProtocolEntry("gkmp20-count", "GKMP20 counting: deterministic input step (not pure-DP; "
+                  "finite (eps, delta))", "accountant.cli.faces.gkm:GKMP20",
+                  ("dp", "rdp", "pure", "audit", "simulate")),
+    ProtocolEntry("k-rr", "shuffled k-ary randomized response",
+                  "accountant.cli.faces.k_rr:SPEC", ("dp", "rdp", "pure")),
+    ProtocolEntry("ldp", "any epsilon0-LDP randomizer (clones pair upper, binary RR lower)",
+                  "accountant.cli.faces.ldp:SPEC", ("dp", "rdp", "pure")),
+)
+
+# Handlers that live outside `accountant` (they run the literal samplers of `verify`, which
+# `accountant` never imports): (command, protocol) -> "module:attribute" of a dict of them.
+EXTRA_HANDLERS: dict[tuple[str, str], str] = {
+    (command, protocol): "verify.cli_handlers:CLI_HANDLERS"
+    for command, protocol in (("simulate", "bc-zsum"), ("simulate", "bc-hist"),
+                              ("calibrate", "bc-zsum"), ("calibrate", "bc-hist"),
+                              ("simulate", "gkm-count"), ("simulate", "gkmp20-count"))
+}
+
+BOUND_FACE = "accountant.cli.faces.bounds:BOUNDS"
+
+# Top-level commands besides the protocol commands and `bound`: name -> (help, module
+# exposing `register(subparsers)`).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "compose": ("compose mechanisms (RDP, PLD, KOV)", "accountant.cli.compose"),
+    "reproduce": ("regenerate the seed papers' figures and tables", "figures.reproduce"),
+}
+
+
+def load(target: str) -> Any:
+    """The attribute named by "module:attribute" (the module imported on demand)."""
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def protocol_spec(name: str) -> ProtocolSpec:
+    """The face of the protocol called `name` (its module imported on demand).
+
+    Raises:
+        LookupError: no protocol of that name in the table.
+    """
+    entry = next((e for e in PROTOCOLS if e.name == name), None)
+    if entry is None:
+        raise LookupError(f"no protocol named {name!r} in the registry")
+    specs = load(entry.face)
+    for spec in specs if isinstance(specs, tuple | list) else (specs,):
+        if spec.name == name:
+            return spec
+    raise LookupError(f"{entry.face} has no ProtocolSpec named {name!r}")

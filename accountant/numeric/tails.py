@@ -1,0 +1,159 @@
+"""Certified binomial windows: the one place where a binomial's bulk is cut.
+
+A window [lo, hi] of Bin(n, p) is kept only with a certificate on the mass outside it:
+the Chernoff bound P(X <= k) <= exp(-n KL(k/n || p)) below the mean and its mirror above
+(Mitzenmacher & Upfal, Thm 4.4), with n KL(k/n || p) = bd0(k, np) + bd0(n - k, nq) from
+Loader's deviance (`numeric.special.bd0`). The float exponent is made a certificate by
+shrinking it by a relative `EXPONENT_SLACK` and raising the log bound by `LOG_SLACK`; both
+constants are shared by every window of the library (docs/soundness.md#certified-windows).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+from scipy.optimize import brentq
+
+from accountant.numeric.special import bd0, binomial_logpmf, log_pmf_error
+
+__all__ = [
+    "EXPONENT_SLACK",
+    "LOG_SLACK",
+    "certified_exp",
+    "certified_log_bound",
+    "chernoff_window",
+    "binomial_chernoff_log",
+    "binomial_log_window",
+    "binomial_fast_window",
+    "binomial_outside",
+    "binomial_window_linear",
+]
+
+# Relative slack on a float Chernoff exponent before it is used as a certificate, and the
+# absolute slack on the resulting log bound (bd0 is accurate to a few ulps; these dominate).
+EXPONENT_SLACK = 1e-9
+LOG_SLACK = 1e-12
+
+
+def certified_log_bound(exponent: float) -> float:
+    """-exponent, raised so that exp(result) bounds exp(-true exponent) from above."""
+    return -exponent * (1 - EXPONENT_SLACK) + LOG_SLACK
+
+
+def certified_exp(exponent: float) -> float:
+    """exp(-exponent), made an upper bound despite float error in the exponent."""
+    return math.exp(certified_log_bound(exponent))
+
+
+def binomial_chernoff_log(n: int, prob: float, x: int) -> float:
+    """Certified log of Bin(n, prob)'s mass at or beyond x (below the mean: <= x; above: >= x)."""
+    f = float(bd0(np.array(float(x)), n * prob) + bd0(np.array(float(n - x)), n * (1 - prob)))
+    return certified_log_bound(f)
+
+
+def binomial_log_window(n: int, prob: float, log_tail: float) -> tuple[int, int, float]:
+    """[lo, hi] with log(mass of Bin(n, prob) outside) <= about log_tail, and that certified
+    log bound (any log_tail, even below the float range).
+
+    The window is mean +- z sd widened by log_tail/3, a width at which the Chernoff
+    exponent exceeds -log_tail; whatever the width, the returned bound is the certificate
+    at the edges, never the target.
+    """
+    mean = n * prob
+    sd = math.sqrt(n * prob * (1 - prob))
+    z = math.sqrt(2 * max(-log_tail, 1.0)) + 3.0
+    lo = max(0, int(math.floor(mean - z * sd - (-log_tail) / 3)) - 1)
+    hi = min(n, int(math.ceil(mean + z * sd + (-log_tail) / 3)) + 1)
+    logs = [binomial_chernoff_log(n, prob, edge)
+            for edge in ([lo - 1] if lo > 0 else []) + ([hi + 1] if hi < n else [])]
+    if not logs:
+        return lo, hi, -math.inf
+    top = max(logs)
+    return lo, hi, top + math.log(sum(math.exp(v - top) for v in logs))
+
+
+def binomial_fast_window(m: int, prob: float, tail: float) -> tuple[np.ndarray, float, int]:
+    """(log Bin(m, prob) on a window, certified mass outside it, first point).
+
+    The window is mean +- z sd with z from the Gaussian approximation (no root finding);
+    its outside mass is certified by the Chernoff bound at the edges, whatever z was.
+    """
+    if m == 0:
+        return np.zeros(1), 0.0, 0
+    mean = m * prob
+    sd = math.sqrt(m * prob * (1 - prob))
+    z = math.sqrt(2 * math.log(2 / tail)) + 3.0
+    lo = max(0, int(math.floor(mean - z * sd)) - 1)
+    hi = min(m, int(math.ceil(mean + z * sd)) + 1)
+    logs = binomial_logpmf(np.arange(lo, hi + 1), m, prob)
+    out = sum(math.exp(binomial_chernoff_log(m, prob, edge))
+              for edge in ([lo - 1] if lo > 0 else []) + ([hi + 1] if hi < m else []))
+    return logs, float(out), lo
+
+
+def binomial_outside(m: int, prob: float, lo: int, hi: int) -> float:
+    """Certified Bin(m, prob) mass outside [lo, hi] (1 when an edge is on the wrong side of
+    the mean, where the Chernoff bound says nothing)."""
+    mean = m * prob
+    out = 0.0
+    if lo > 0 and lo - 1 < mean:
+        out += math.exp(binomial_chernoff_log(m, prob, lo - 1))
+    elif lo > 0:
+        return 1.0
+    if hi < m and hi + 1 > mean:
+        out += math.exp(binomial_chernoff_log(m, prob, hi + 1))
+    elif hi < m:
+        return 1.0
+    return min(out, 1.0)
+
+
+def binomial_window_linear(m: int, prob: float,
+                           log_tail: float) -> tuple[np.ndarray, int, float, float]:
+    """(linear PMF of Bin(m, prob) on a certified window, its first point, log of the mass
+    outside, relative error of the entries)."""
+    if m == 0:
+        return np.ones(1), 0, -math.inf, 0.0
+    lo, hi, log_out = binomial_log_window(m, prob, log_tail)
+    logs = binomial_logpmf(np.arange(lo, hi + 1), m, prob)
+    return np.exp(logs), lo, log_out, math.expm1(float(np.max(log_pmf_error(logs))))
+
+
+def _solve(f: Callable[[float], float], target: float, a: float, b: float) -> float:
+    """The x in [a, b] with f(x) = target, f monotone, f(a), f(b) on either side."""
+    return brentq(lambda x: f(x) - target, a, b, xtol=1e-9, rtol=1e-14, maxiter=500)
+
+
+def chernoff_window(f: Callable[[float], float], mean: float, lo_limit: float,
+                    hi_limit: float, tail: float) -> tuple[int, int, float]:
+    """Integer window [lo, hi] around `mean` with each side's Chernoff bound <= tail/2.
+
+    Args:
+        f: the law's Chernoff exponent (0 at the mean, decreasing below, increasing above).
+        mean: the law's mean.
+        lo_limit: the support's left end.
+        hi_limit: the support's right end (may be inf).
+        tail: the target mass outside, in (0, 1).
+
+    Returns:
+        (lo, hi, certified mass outside [lo, hi]): the bound is the certificate at the
+        edges (`certified_exp`), not the target.
+    """
+    target = math.log(2.0 / tail)
+    if f(lo_limit) <= target:
+        lo, below = int(lo_limit), 0.0
+    else:
+        x = _solve(f, target, lo_limit, mean)
+        lo = int(math.floor(x)) + 1
+        below = certified_exp(f(lo - 1)) if lo - 1 >= lo_limit else 0.0
+    if math.isfinite(hi_limit) and f(hi_limit) <= target:
+        hi, above = int(hi_limit), 0.0
+    else:
+        b = max(2.0 * mean, mean + 10.0)
+        while f(b) <= target:
+            b *= 2.0
+        x = _solve(f, target, mean, b if not math.isfinite(hi_limit) else min(b, hi_limit))
+        hi = int(math.ceil(x)) - 1
+        above = certified_exp(f(hi + 1))
+    return max(lo, int(lo_limit)), hi, below + above

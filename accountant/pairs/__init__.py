@@ -1,0 +1,14 @@
+"""Pair families shared by protocols: each builds two view distributions whose divergences
+bound (or equal) those of a protocol's neighbouring datasets.
+
+- `binomial_shift`: Bin(n, p) against 1 + Bin(n, p) (Balcer-Cheu zsum; docs/balcer-cheu-2020.md).
+- `clones`: mixtures over a clone count C (Feldman-McMillan-Talwar's clones pair and the
+  k-RR blanket pair; docs/clones-and-blankets.md).
+"""
+
+from accountant.pairs import clones
+from accountant.pairs.binomial_shift import binomial_shift_loss, binomial_shift_pair
+from accountant.pairs.clones import ClonePair, blanket_k_rr, fmt_clones
+
+__all__ = ["ClonePair", "binomial_shift_loss", "binomial_shift_pair", "blanket_k_rr", "clones",
+           "fmt_clones"]

@@ -1,0 +1,101 @@
+"""Balcer-Cheu zsum and hist as `Mechanism`s (the protocol contract).
+
+Every neighbouring pair of zsum gives the same view pair up to a common shift, and every
+pair of hist the same product pair up to relabelling coordinates
+(docs/balcer-cheu-2020.md), so the exact view pair is also the dominating pair and its
+values are the mechanism's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from accountant.protocols.balcer_cheu.views import (
+    BalcerCheuParameters,
+    hist_delta,
+    hist_epsilon,
+    hist_view,
+    max_divergence,
+    renyi_divergence,
+    zsum_delta,
+    zsum_epsilon,
+    zsum_view,
+)
+from accountant.protocols.contract import DominatingPair, Mechanism
+from accountant.result import Bracket, Kind, Result
+from accountant.view import ViewPair
+
+__all__ = ["BalcerCheuZsum", "BalcerCheuHist"]
+
+
+def _bracket(r: Result) -> Bracket:
+    return Bracket(lower=r if r.kind is not Kind.UPPER else None,
+                   upper=r if r.kind is not Kind.LOWER else None)
+
+
+@dataclass(frozen=True, slots=True)
+class BalcerCheuZsum(Mechanism):
+    """The zero-sum binary counting protocol (Fig. 1) with parameters from `zsum_parameters`.
+
+    Attributes:
+        parameters: n and p (and the paper's target epsilon, delta when p came from it).
+        backend: "float" (certified log-space) or "mp" for the epsilon/delta values.
+    """
+
+    parameters: BalcerCheuParameters
+    backend: str = "float"
+    name: ClassVar[str] = "bc-zsum"
+
+    def params(self) -> dict[str, Any]:
+        return self.parameters.to_json()
+
+    def view_pair(self) -> ViewPair:
+        return zsum_view(self.parameters, backend=self.backend)
+
+    def dominating_pair(self) -> DominatingPair:
+        return DominatingPair(pair=self.view_pair(), name="binomial shift pair",
+                              proof="docs/balcer-cheu-2020.md")
+
+    def epsilon_for_delta(self, delta: float) -> Bracket:
+        return _bracket(zsum_epsilon(self.parameters, delta, backend=self.backend))
+
+    def delta_for_epsilon(self, epsilon: float) -> Bracket:
+        return _bracket(zsum_delta(self.parameters, epsilon, backend=self.backend))
+
+    def renyi(self, orders: Sequence[float]) -> list[Bracket]:
+        return [_bracket(renyi_divergence(self.parameters, a)) for a in orders]
+
+    def max_divergence(self) -> Bracket:
+        return _bracket(max_divergence(self.parameters))
+
+
+@dataclass(frozen=True, slots=True)
+class BalcerCheuHist(Mechanism):
+    """The histogram protocol (Fig. 2) with parameters from `hist_parameters`."""
+
+    parameters: BalcerCheuParameters
+    name: ClassVar[str] = "bc-hist"
+
+    def params(self) -> dict[str, Any]:
+        return self.parameters.to_json()
+
+    def view_pair(self) -> ViewPair:
+        return hist_view(self.parameters)
+
+    def dominating_pair(self) -> DominatingPair:
+        return DominatingPair(pair=self.view_pair(), name="product of two binomial shift pairs",
+                              proof="docs/balcer-cheu-2020.md")
+
+    def epsilon_for_delta(self, delta: float) -> Bracket:
+        return _bracket(hist_epsilon(self.parameters, delta))
+
+    def delta_for_epsilon(self, epsilon: float) -> Bracket:
+        return _bracket(hist_delta(self.parameters, epsilon))
+
+    def renyi(self, orders: Sequence[float]) -> list[Bracket]:
+        return [_bracket(renyi_divergence(self.parameters, a)) for a in orders]
+
+    def max_divergence(self) -> Bracket:
+        return _bracket(max_divergence(self.parameters))

@@ -1,0 +1,81 @@
+"""The protocol contract: what every protocol family answers, in one shape.
+
+Each protocol package exposes a frozen dataclass subclassing `Mechanism`, built from the
+protocol's parameters (validated on construction). Composition, audit, calibration, the
+figures and the command line use protocols through this interface only (the CLI finds the
+class through its registry table), never by scanning modules or reading signatures.
+
+Every privacy number comes back as a `Bracket` (lower and upper `Result`s, either None
+where unknown) whose kinds are honest: an upper end holds for the mechanism, i.e. for every
+neighbouring pair, unless its method says otherwise; one pair's value is a lower end
+(docs/soundness.md#result-kinds).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from accountant.result import Bracket
+from accountant.view import ViewPair
+
+__all__ = ["Mechanism", "DominatingPair"]
+
+
+@dataclass(frozen=True, slots=True)
+class DominatingPair:
+    """A pair of which every neighbouring pair's view is a post-processing.
+
+    Attributes:
+        pair: the pair object (a `ViewPair`, or a pair family's own record such as
+            `accountant.pairs.ClonePair` or `k_rr.BlanketCountPair`).
+        name: what it is, e.g. "clones pair (Feldman-McMillan-Talwar 2021)".
+        proof: where the argument is written (a docs/ section).
+    """
+
+    pair: Any
+    name: str
+    proof: str
+
+
+class Mechanism(abc.ABC):
+    """A shuffled protocol with fixed parameters (the contract; module docstring).
+
+    Subclasses are frozen dataclasses; `name` is the protocol's command-line name.
+    """
+
+    name: ClassVar[str]
+
+    @abc.abstractmethod
+    def params(self) -> dict[str, Any]:
+        """The parameters as a JSON object (the CLI's "params")."""
+
+    def view_pair(self) -> ViewPair | None:
+        """The exact view pair of the mechanism's default neighbouring case (the special
+        pair, or the case its parameters name), or None when the protocol has no single
+        finite view pair to offer (e.g. a class of randomizers)."""
+        return None
+
+    def dominating_pair(self) -> DominatingPair | None:
+        """A pair that dominates every neighbouring pair, or None (see `no_pair_reason`)."""
+        return None
+
+    no_pair_reason: ClassVar[str] = "no dominating pair is implemented for this protocol"
+
+    @abc.abstractmethod
+    def epsilon_for_delta(self, delta: float) -> Bracket:
+        """epsilon(delta) of the mechanism, maximum over both orders."""
+
+    @abc.abstractmethod
+    def delta_for_epsilon(self, epsilon: float) -> Bracket:
+        """delta(epsilon) of the mechanism, maximum over both orders."""
+
+    @abc.abstractmethod
+    def renyi(self, orders: Sequence[float]) -> list[Bracket]:
+        """Renyi divergences at real orders > 1 (math.inf: the max-divergence)."""
+
+    @abc.abstractmethod
+    def max_divergence(self) -> Bracket:
+        """The pure-DP epsilon (max-divergence over both orders)."""

@@ -1,0 +1,73 @@
+"""Ghazi-Kumar-Manurangsi counting and GKMP20 as `Mechanism`s (the protocol contract).
+
+Values are maxima over the other users' count of ones (or for one count, when `ones` is
+given) of the exact 2-D views' certified divergences (docs/gkm.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from accountant.protocols.contract import Mechanism
+from accountant.protocols.gkm.protocol import (
+    GkmParameters,
+    delta_for_epsilon_worst,
+    epsilon_for_delta_worst,
+    pure_epsilon_both,
+    renyi_worst,
+    view_pair,
+)
+from accountant.result import Bracket, Kind, Result
+from accountant.view import ViewPair
+
+__all__ = ["GKMCount", "GKMP20Count"]
+
+
+def _bracket(r: Result) -> Bracket:
+    return Bracket(lower=r if r.kind is not Kind.UPPER else None,
+                   upper=r if r.kind is not Kind.LOWER else None)
+
+
+@dataclass(frozen=True, slots=True)
+class GKMCount(Mechanism):
+    """The correlated-noise pure-DP counting protocol with the given parameters.
+
+    Attributes:
+        parameters: from `gkm_parameters` or `theorem6_parameters`.
+        ones: ones among the other n-1 users; None for the worst case over counts.
+    """
+
+    parameters: GkmParameters
+    ones: int | None = None
+    name: ClassVar[str] = "gkm-count"
+    no_pair_reason: ClassVar[str] = ("the worst case is a maximum over the counts' 2-D views; "
+                                     "no single dominating pair is derived")
+
+    def params(self) -> dict[str, Any]:
+        return self.parameters.to_json()
+
+    def view_pair(self) -> ViewPair:
+        return view_pair(self.parameters, ones=0 if self.ones is None else self.ones)
+
+    def epsilon_for_delta(self, delta: float) -> Bracket:
+        return _bracket(epsilon_for_delta_worst(self.parameters, delta=delta, ones=self.ones))
+
+    def delta_for_epsilon(self, epsilon: float) -> Bracket:
+        return _bracket(delta_for_epsilon_worst(self.parameters, epsilon=epsilon,
+                                                ones=self.ones))
+
+    def renyi(self, orders: Sequence[float]) -> list[Bracket]:
+        return [_bracket(r) for r in renyi_worst(self.parameters, orders=list(orders),
+                                                 ones=self.ones)]
+
+    def max_divergence(self) -> Bracket:
+        return _bracket(pure_epsilon_both(self.parameters, ones=self.ones)[0])
+
+
+@dataclass(frozen=True, slots=True)
+class GKMP20Count(GKMCount):
+    """The earlier GKMP20 protocol (q = 0, s = 0; parameters from `gkmp20_parameters`)."""
+
+    name: ClassVar[str] = "gkmp20-count"

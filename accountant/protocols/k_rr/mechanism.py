@@ -1,0 +1,80 @@
+"""Shuffled k-ary randomized response as a `Mechanism` (the protocol contract)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from accountant.pairs import clones
+from accountant.protocols.contract import DominatingPair, Mechanism
+from accountant.protocols.k_rr.blanket import blanket_count_pair
+from accountant.protocols.k_rr.privacy import (
+    check_parameters,
+    delta_for_epsilon,
+    epsilon_for_delta,
+    max_divergence,
+    renyi_divergence,
+    special_pair,
+)
+from accountant.result import Bracket
+from accountant.view import ViewPair
+
+__all__ = ["KRR"]
+
+
+@dataclass(frozen=True, slots=True)
+class KRR(Mechanism):
+    """n users, each reporting one of k symbols through epsilon0-k-RR, shuffled.
+
+    Attributes:
+        n: number of users, >= 2.
+        epsilon0: the local randomizer's epsilon0 > 0.
+        k: alphabet size, >= 2.
+
+    Raises:
+        ParameterError: on construction, an argument outside its domain.
+    """
+
+    n: int
+    epsilon0: float
+    k: int
+    name: ClassVar[str] = "k-rr"
+
+    def __post_init__(self) -> None:
+        n, epsilon0, k = check_parameters(self.n, self.epsilon0, self.k)
+        object.__setattr__(self, "n", n)
+        object.__setattr__(self, "epsilon0", epsilon0)
+        object.__setattr__(self, "k", k)
+
+    def params(self) -> dict[str, Any]:
+        return {"n": self.n, "epsilon0": self.epsilon0, "k": self.k}
+
+    def view_pair(self) -> ViewPair:
+        """The special pair (all other users hold x, the differing user x')."""
+        return special_pair(n=self.n, epsilon0=self.epsilon0, k=self.k)
+
+    def dominating_pair(self) -> DominatingPair:
+        if self.k == 2:
+            return DominatingPair(pair=clones.blanket_k_rr(n=self.n, epsilon0=self.epsilon0,
+                                                           k=2),
+                                  name="blanket pair of binary RR",
+                                  proof="docs/single-message.md")
+        return DominatingPair(pair=blanket_count_pair(n=self.n, epsilon0=self.epsilon0,
+                                                      k=self.k),
+                              name="k-RR blanket pair revealing only the blanket count N",
+                              proof="docs/single-message.md")
+
+    def epsilon_for_delta(self, delta: float) -> Bracket:
+        return epsilon_for_delta(n=self.n, epsilon0=self.epsilon0, k=self.k, delta=delta)
+
+    def delta_for_epsilon(self, epsilon: float) -> Bracket:
+        return delta_for_epsilon(n=self.n, epsilon0=self.epsilon0, k=self.k, epsilon=epsilon)
+
+    def renyi(self, orders: Sequence[float]) -> list[Bracket]:
+        return [renyi_divergence(n=self.n, epsilon0=self.epsilon0, k=self.k, alpha=a)
+                for a in orders]
+
+    def max_divergence(self) -> Bracket:
+        r = max_divergence(n=self.n, epsilon0=self.epsilon0, k=self.k)
+        return Bracket(lower=r, upper=r)

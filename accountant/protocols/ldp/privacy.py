@@ -1,0 +1,117 @@
+"""Any epsilon0-LDP randomizer, shuffled: the clones pair (upper) and binary RR (lower).
+
+MATH.md 7.1 (Feldman, McMillan, Talwar, "Hiding among the clones", FOCS 2021): for every
+epsilon0-LDP randomizer and every neighbouring pair, the shuffled view is a
+post-processing of the clones pair (`clone_pair.fmt_clones`), so every divergence of that
+pair (delta(epsilon), epsilon(delta), Renyi of any real order > 1, max) is a certified
+UPPER bound for the whole class. Binary randomized response is in the class, so the
+exact value of its special pair (MATH 5.2) is a LOWER bound on the worst case over the
+class; both are reported, so users see how tight the upper bound is.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from accountant.domains import ALPHA, DELTA, EPSILON, EPSILON0, N_PAIR
+from accountant.pairs import clones as clone_pair
+from accountant.protocols import binary_rr
+from accountant.result import Bracket, Direction, Kind, Result, Source
+
+__all__ = [
+    "clones_pair",
+    "epsilon_for_delta",
+    "delta_for_epsilon",
+    "renyi_divergence",
+    "renyi_curve",
+    "max_divergence",
+]
+
+_METHOD = "protocols.ldp"
+
+
+def check_parameters(n: Any, epsilon0: Any) -> tuple[int, float]:
+    N_PAIR.check(n)
+    EPSILON0.check(epsilon0)
+    return int(n), float(epsilon0)
+
+
+def clones_pair(*, n: int, epsilon0: float) -> clone_pair.ClonePair:
+    """FMT20's clones pair for n users and epsilon0 (MATH 7.1)."""
+    n, epsilon0 = check_parameters(n, epsilon0)
+    return clone_pair.fmt_clones(n=n, epsilon0=epsilon0)
+
+
+def _lower_note(r: Result) -> Result:
+    return r.with_(kind=Kind.LOWER, method=f"{_METHOD}: binary RR special pair "
+                   f"(exact pair value, a lower bound on the class) via {r.method}",
+                   source=Source(citation="MATH.md", locator="sec. 5.2 (binary RR in the class)"))
+
+
+def epsilon_for_delta(*, n: int, epsilon0: float, delta: float) -> Bracket:
+    """epsilon(delta) over every epsilon0-LDP randomizer: `upper` the clones pair's certified
+    value (`pair_lower` its lower end), `lower` binary RR's special pair (in the class).
+
+    Raises:
+        ParameterError: an argument is outside its domain.
+    """
+    n, epsilon0 = check_parameters(n, epsilon0)
+    DELTA.check(delta)
+    out = clone_pair.epsilon_for_delta(clones_pair(n=n, epsilon0=epsilon0), delta=delta)
+    lo, _ = binary_rr.special_epsilon_bracket(n, epsilon0, delta)
+    return Bracket(lower=_lower_note(lo), upper=out.upper, pair_lower=out.lower,
+                   pair_name="clones")
+
+
+def delta_for_epsilon(*, n: int, epsilon0: float, epsilon: float) -> Bracket:
+    """delta(epsilon), the Bracket of `epsilon_for_delta`'s shape.
+
+    Raises:
+        ParameterError: an argument is outside its domain.
+    """
+    n, epsilon0 = check_parameters(n, epsilon0)
+    EPSILON.check(epsilon)
+    out = clone_pair.delta_for_epsilon(clones_pair(n=n, epsilon0=epsilon0), epsilon=epsilon)
+    special = binary_rr.delta_for_epsilon(n=n, epsilon0=epsilon0, epsilon=epsilon, ones=0)
+    return Bracket(lower=_lower_note(special.lower), upper=out.upper, pair_lower=out.lower,
+                   pair_name="clones")
+
+
+def renyi_divergence(*, n: int, epsilon0: float, alpha: float) -> Bracket:
+    """Renyi divergence at order alpha (real > 1, or inf for the max-divergence): `upper`
+    the clones pair's, `lower` binary RR's special pair.
+
+    Raises:
+        ParameterError: an argument is outside its domain.
+    """
+    n, epsilon0 = check_parameters(n, epsilon0)
+    ALPHA.check(alpha)
+    if alpha == math.inf:
+        r = max_divergence(n=n, epsilon0=epsilon0)
+        return Bracket(lower=r, upper=r)
+    out = clone_pair.renyi_divergence(clones_pair(n=n, epsilon0=epsilon0), alpha=alpha)
+    special = binary_rr.renyi_divergence(n=n, epsilon0=epsilon0, alpha=alpha, ones=0)
+    return Bracket(lower=_lower_note(special.lower), upper=out.upper, pair_lower=out.lower,
+                   pair_name="clones")
+
+
+def renyi_curve(*, n: int, epsilon0: float,
+                alphas: list[float]) -> list[tuple[Result, Result]]:
+    """(lower, upper) at many real orders > 1 in one pass: upper = the clones pair's
+    certified upper end (valid for every epsilon0-LDP randomizer), lower = the binary-RR
+    special pair's certified lower end (a randomizer of the class). For composition."""
+    n, epsilon0 = check_parameters(n, epsilon0)
+    uppers = clone_pair.renyi_curve(clones_pair(n=n, epsilon0=epsilon0), alphas=alphas)
+    lowers = binary_rr.special_pair_renyi(n=n, epsilon0=epsilon0, alphas=alphas)
+    return [(_lower_note(low), up) for (low, _), (_, up) in zip(lowers, uppers, strict=True)]
+
+
+def max_divergence(*, n: int, epsilon0: float) -> Result:
+    """Pure epsilon of the class: exactly epsilon0 (the shuffled output post-processes n
+    independent reports, one of which changes; binary RR attains it)."""
+    check_parameters(n, epsilon0)
+    return Result(quantity="max_divergence", value=float(epsilon0), kind=Kind.EXACT,
+                  direction=Direction.MAX, order=math.inf,
+                  method=f"{_METHOD}.max_divergence (LDP post-processing; attained by "
+                  "binary RR)", source=Source(citation="MATH.md", locator="sec. 5.2, 7.1"))
