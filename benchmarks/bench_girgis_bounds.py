@@ -5,7 +5,8 @@ Measures, as medians of repeated runs:
   (`rdp_lower_thm3`, `rdp_lower_reverse`, float backend) at n = 1e6 for 64 orders 2..256
   (issue target for exact binary-RR RDP: 64 orders at n = 1e6 in <= 1 s);
 - the closed forms (Theorem 1 via Remark 2, Theorem 2) for the same 64 orders;
-- the Theorem 4 refinement (MATH §6.5) for the same 64 orders, at n = 1e6 and 1e8.
+- the Theorem 4 refinement (docs/girgis-2021.md#theorem-4-and-the-refined-bound) for the same 64
+orders, at n = 1e6 and 1e8.
 Run: python benchmarks/bench_girgis_bounds.py [--quick]
 """
 

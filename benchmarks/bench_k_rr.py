@@ -2,7 +2,8 @@
 
 The blanket pair revealing only the blanket size N (`k_rr_blanket`, k_rr's upper bound for
 k >= 3) at n = 1e6, k in {3, 10, 100}, eps0 in {1, 4}; target: a few seconds each. Prints
-the median time, the certified bracket, the MATH 5.4 pair's upper bound (which also reveals
+the median time, the certified bracket, the docs/single-message.md#blanket-pairs-for-k-rr pair's
+upper bound (which also reveals
 whether the differing report left {x, x'}) and Wang et al.'s variation-ratio numbers
 (VLDB 2024; not a certified bound for k >= 4, see tests/protocols/test_k_rr_blanket.py).
 
@@ -37,7 +38,8 @@ def main() -> None:
         up, lo = float(res.upper.value), float(res.lower.value)
         flagged = clone_pair.epsilon_for_delta(
             clone_pair.blanket_k_rr(n=n, epsilon0=eps0, k=k), delta=1e-6)
-        print(f"  eps0={eps0:<4} k={k:<4} eps in [{lo:.6g}, {up:.6g}]  MATH 5.4 pair "
+        print(f"  eps0={eps0:<4} k={k:<4} eps in [{lo:.6g}, {up:.6g}]  "
+              f"docs/single-message.md#blanket-pairs-for-k-rr pair "
               f"{float(flagged['epsilon'].value):.4g}  Wang et al. {wang}  median {sec:.2f} s")
     print(f"slowest {worst:.2f} s: target <= {TARGET_SECONDS} s "
           f"{'met' if worst <= TARGET_SECONDS else 'NOT met'}")

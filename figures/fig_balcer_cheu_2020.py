@@ -1,6 +1,6 @@
 """Balcer and Cheu, ITC 2020: the audit table and exact epsilon(delta) of zsum versus n.
 
-Two outputs (MATH.md sec. 8):
+Two outputs (docs/balcer-cheu-2020.md#balcer-and-cheu-2020):
 1. The audit table (`protocols.balcer_cheu_audit.audit_table`): for each (epsilon, delta, n)
    on the audit grid, the paper's claim (Theorem 3.1(i): zsum is (eps, delta)-DP;
    Theorem 3.2(i): hist is (2 eps, 2 delta)-DP) against the certified exact epsilon of the
@@ -8,7 +8,8 @@ Two outputs (MATH.md sec. 8):
    Points violating n >= 100 log(2/delta)/eps^2 are rows marked "not applicable".
 2. A plot of zsum's exact epsilon(delta) (certified bracket, `zsum_epsilon_bracket`) versus n
    when p is set by the paper from a target (eps, delta) (Fig. 1), against the target eps.
-   As n grows the pair tends to a Poisson shift pair (MATH 8.2), so the exact value levels off.
+   As n grows the pair tends to a Poisson shift pair (docs/balcer-cheu-2020.md#exact-zsum-view), so
+   the exact value levels off.
 
 Parameters: the audit grid is the library's AUDIT_GRID (eps in {0.25, 0.5, 1}, delta in
 {1e-6, 1e-9}, n in {10^4, 10^6}); the plot uses delta = 1e-6, targets eps in {0.25, 0.5, 1}

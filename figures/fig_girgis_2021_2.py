@@ -1,16 +1,18 @@
 """Girgis et al., CCS 2021, Figure 2: RDP epsilon(lambda) of the shuffle model versus lambda.
 
-Curves, for a few (n, epsilon0), at integer orders lambda (MATH.md sec. 6):
+Curves, for a few (n, epsilon0), at integer orders lambda (docs/girgis-2021.md#girgis-et-al-2021):
 - Theorem 1, eq. (6) (upper bound, `girgis_2021.rdp_upper_thm1`);
 - Theorem 2, eq. (9) (upper bound, reconstructed lambda^2 form, `rdp_upper_thm2`);
 - eq. (10), the [EFM+19] bound the paper compares against (low-confidence reconstruction,
   `erlingsson_2019.rdp_upper_eq10`; a comparison curve, not a certified bound);
 - Theorem 3 (lower bound: binary RR, forward order, `rdp_lower_thm3`);
 - the reverse order of the same binary-RR special pair (`rdp_lower_reverse`, a stronger
-  exact lower bound, MATH 6.10); max(Theorem 3, reverse) is the exact RDP of shuffled binary
-  RR's special pair over both orders, numerically its worst case (MATH 5.2);
+  exact lower bound, docs/girgis-2021.md#theorem-3-and-corollary-2); max(Theorem 3, reverse) is the
+  exact RDP of shuffled binary
+  RR's special pair over both orders, numerically its worst case
+  (docs/single-message.md#binary-randomized-response);
 - the refined upper bound: Theorem 4's reduction evaluated exactly (`rdp_upper_refined`,
-  not in the paper, always <= Theorem 1, MATH 6.5).
+  not in the paper, always <= Theorem 1, docs/girgis-2021.md#theorem-4-and-the-refined-bound).
 
 Parameters: the seed text lost the figure's parameter values. We use n in {10^3, 10^4, 10^6}
 and epsilon0 in {0.5, 1, 2}, the ranges the paper's Section 4 prose discusses (small and

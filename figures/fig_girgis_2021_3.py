@@ -1,8 +1,11 @@
 """Girgis et al., CCS 2021, Figure 3: single-round epsilon at fixed delta versus epsilon0.
 
-Curves (MATH.md 6.12, 7.1, 5.2):
-- Theorem 1 RDP -> Lemma 1 ([CKS20], MATH 2.2), minimised over integer orders (upper bound);
-- the refined Theorem 4 RDP (MATH 6.5) -> Lemma 1 (upper bound, not in the paper);
+Curves (docs/girgis-2021.md#section-4-pipelines, docs/clones-and-blankets.md#clones-pair,
+docs/single-message.md#binary-randomized-response):
+- Theorem 1 RDP -> Lemma 1 ([CKS20], docs/conversions.md#canonne-kamath-steinke-conversion),
+minimised over integer orders (upper bound);
+- the refined Theorem 4 RDP (docs/girgis-2021.md#theorem-4-and-the-refined-bound) -> Lemma 1 (upper
+bound, not in the paper);
 - eq. (10) [EFM+19] -> Lemma 1 (comparison only: eq. (10) is a low-confidence reconstruction);
 - Theorem 3 -> Lemma 1: the paper's plotted "lower bound" pipeline, which is NOT a bound
   (Lemma 1 needs an RDP upper bound; see `figures.girgis_pipelines`);

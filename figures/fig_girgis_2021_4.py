@@ -1,6 +1,7 @@
 """Girgis et al., CCS 2021, Figure 4: epsilon after T composed shuffle rounds versus T.
 
-Curves at fixed total delta (MATH.md 6.12, 3.1-3.2):
+Curves at fixed total delta (docs/girgis-2021.md#section-4-pipelines,
+docs/conversions.md#rdp-composition to docs/conversions.md#optimal-composition):
 - Theorem 1 RDP x T -> Lemma 1 ([CKS20]) minimised over integer orders (upper bound);
 - refined Theorem 4 RDP x T -> Lemma 1 (upper bound, not in the paper);
 - eq. (10) [EFM+19] RDP x T -> Lemma 1 (comparison; low-confidence reconstruction);

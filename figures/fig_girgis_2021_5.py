@@ -1,12 +1,14 @@
 """Girgis et al., CCS 2021, Figure 5: composed shuffle rounds with Poisson subsampling.
 
-Curves at fixed total delta versus the number of rounds T (MATH.md 4.1, 6.12):
+Curves at fixed total delta versus the number of rounds T (docs/conversions.md#poisson-subsampling,
+docs/girgis-2021.md#section-4-pipelines):
 - Theorem 1 RDP -> [ZW19] Thm 6 Poisson subsampling -> x T -> Lemma 1 ([CKS20]);
 - refined Theorem 4 RDP, same pipeline;
 - [FMT20] closed form per round -> [LQS12] approximate-DP subsampling -> [KOV15] optimal
   composition (upper bound).
 The two RDP curves are the paper's HEURISTIC pipeline: [ZW19] is proved for add/remove
-neighbours and the base add/remove RDP, while the shuffle RDP here is replace-one (MATH 4.1).
+neighbours and the base add/remove RDP, while the shuffle RDP here is replace-one
+(docs/conversions.md#poisson-subsampling).
 They are labelled so in the CSV and the legend; they are not certified bounds. The paper's
 subsampled "lower bound" curve is not reproduced: [ZW19] applied to a lower bound is not a
 lower bound of anything, and the library refuses to build an RDP curve from lower bounds.
@@ -39,8 +41,10 @@ QUICK_ROUNDS: tuple[int, ...] = (1, 100, 10000)
 MAX_ORDER = 1024
 
 COLUMNS: dict[str, tuple[str, str]] = {
-    "thm1_zw19": ("Thm 1 + ZW19 (heuristic)", "paper's heuristic pipeline (MATH 4.1)"),
-    "refined_zw19": ("refined + ZW19 (heuristic)", "paper's heuristic pipeline (MATH 4.1)"),
+    "thm1_zw19": ("Thm 1 + ZW19 (heuristic)", "paper's heuristic pipeline "
+                                              "(docs/conversions.md#poisson-subsampling)"),
+    "refined_zw19": ("refined + ZW19 (heuristic)", "paper's heuristic pipeline "
+                                                   "(docs/conversions.md#poisson-subsampling)"),
     "fmt_lqs12_kov": ("FMT20 + LQS12 + KOV15", "upper"),
 }
 
@@ -98,7 +102,7 @@ def run(out_dir: Path, quick: bool) -> list[Path]:
         "(parameters chosen by us; the seed text lost the paper's values)",
         *(f"{k}: {label} [{kind}]" for k, (label, kind) in COLUMNS.items()),
         "ZW19 is an add/remove theorem applied to replace-one RDP: the paper's heuristic, "
-        "not a proved bound (MATH 4.1)",
+        "not a proved bound (docs/conversions.md#poisson-subsampling)",
         f"fmt_lqs12_kov: per-round delta0 = split * delta / (T g), min over splits "
         f"{gp.DELTA_SPLITS}",
     ]

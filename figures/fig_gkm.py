@@ -2,7 +2,8 @@
 
 For a grid of (n, epsilon, rho), the Theorem 6 parameters (eps' = eps - 0.01 rho min(eps, 1),
 q, minimal s and lam of Condition 7; `protocols.gkm.theorem6_parameters`), with q as printed
-(q = 0.1 rho Var(DLap(eps))/n) and as corrected (q = 0.1 rho min(1, V)/n, MATH.md 9.5):
+(q = 0.1 rho Var(DLap(eps))/n) and as corrected (q = 0.1 rho min(1, V)/n,
+docs/gkm.md#utility-and-cost):
 - expected messages per user for x = 0 and x = 1 by the corrected Lemma 12 (exact:
   (1-q)(2s + x) + 2/(n(e^eps' - 1)) + 2 lam/n), beside the printed Lemma 12 leading terms
   2s + 1 + lam/n (which drop the factor 2 on lam/n);
@@ -15,7 +16,8 @@ in the millions and the certified max-divergence takes minutes per instance (see
 `benchmarks/bench_gkm.py`); `shuffle-accountant gkm-count` does it on demand.
 
 Parameters: the paper gives no numeric table; we use n in {10^4, 10^6}, rho = 0.5 and
-eps from 0.05 to 2 (MATH 9.5 names eps = 0.05 and 0.1 at rho = 0.5 as failures of the claim).
+eps from 0.05 to 2 (docs/gkm.md#utility-and-cost names eps = 0.05 and 0.1 at rho = 0.5 as failures
+of the claim).
 """
 
 from __future__ import annotations
@@ -97,7 +99,8 @@ def run(out_dir: Path, quick: bool) -> list[Path]:
     rows = compute()  # closed forms only: quick mode is the same table
     csv_path = write_csv(
         out_dir / "gkm_theorem6.csv", HEADER, [[r[h] for h in HEADER] for r in rows],
-        ["GKM pure-DP counting, Theorem 6 parameters (printed q and corrected q, MATH 9.5); "
+        ["GKM pure-DP counting, Theorem 6 parameters (printed q and corrected q, "
+         "docs/gkm.md#utility-and-cost); "
          "messages by the corrected Lemma 12; exact all-ones MSE (Lemma 11) vs (1+rho) "
          "Var(DLap(eps)); parameter grid chosen by us",
          "nan row: q >= 1, Theorem 6 does not apply"])

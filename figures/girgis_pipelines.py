@@ -1,8 +1,10 @@
-"""The (epsilon, delta) pipelines of Girgis et al. 2021, Section 4 (MATH.md 6.12), shared by the
+"""The (epsilon, delta) pipelines of Girgis et al. 2021, Section 4
+(docs/girgis-2021.md#section-4-pipelines), shared by the
 scripts of Figs. 3-5.
 
 - RDP curves of the closed forms at integer orders (`closed_form_curve`), composed by
-  addition (MATH 3.1) and converted by Lemma 1 = [CKS20] (MATH 2.2) minimised over the
+  addition (docs/conversions.md#rdp-composition) and converted by Lemma 1 = [CKS20]
+  (docs/conversions.md#canonne-kamath-steinke-conversion) minimised over the
   integer orders, as the paper does.
 - The paper's "lower bound" pipeline (`lower_pipeline_epsilon`): the Theorem 3 lower bound on
   the RDP, composed and pushed through the same Lemma 1 conversion. Lemma 1 maps RDP UPPER
@@ -10,10 +12,12 @@ scripts of Figs. 3-5.
   it because the paper does, and label it "paper pipeline, not a bound" everywhere.
 - The approximate-DP baseline: [FMT20] closed form per round, optionally Poisson subsampled
   by the approximate-DP amplification lemma ([LQS12]: (eps, delta) -> (log(1 + g(e^eps - 1)),
-  g delta)), composed by the exact optimal composition of [KOV15] (MATH 3.2). That
+  g delta)), composed by the exact optimal composition of [KOV15]
+  (docs/conversions.md#optimal-composition). That
   amplification lemma is the one for Poisson sampling with add/remove neighbours; like the
   paper, we apply it to the replace-one guarantee of a shuffle round, so this baseline
-  carries the same neighbouring-relation caveat as the [ZW19] pipeline (MATH 4.1).
+  carries the same neighbouring-relation caveat as the [ZW19] pipeline
+  (docs/conversions.md#poisson-subsampling).
 """
 
 from __future__ import annotations
@@ -52,7 +56,8 @@ def closed_form_curve(bound: Callable[..., object], *, n: int, epsilon0: float,
 
 def cks_epsilon_of_values(orders: Sequence[float], taus: Sequence[float], *,
                           delta: float) -> float:
-    """min over the orders of Lemma 1 / [CKS20] (MATH 2.2), clamped at 0, plain floats:
+    """min over the orders of Lemma 1 / [CKS20]
+    (docs/conversions.md#canonne-kamath-steinke-conversion), clamped at 0, plain floats:
     eps = tau + log((a-1)/a) - (log delta + log a)/(a-1)."""
     a = np.asarray(orders, dtype=float)
     t = np.asarray(taus, dtype=float)

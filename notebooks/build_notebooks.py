@@ -25,8 +25,10 @@ A paper states "protocol X is (ε, δ)-DP". The library computes the *exact* ε 
 view at the claimed δ (a certified bracket), and compares. Two protocols:
 
 1. **Balcer–Cheu zsum** (ITC 2020, Thm 3.1(i)): the view of neighbouring datasets is exactly
-   Bin(n, p) against 1 + Bin(n, p) (MATH.md 8.2), so its exact ε(δ) is the mechanism's ε.
-2. **GKM pure-DP counting**: Theorem 6's parameter choice and its MSE claim (MATH.md 9.5), and
+   Bin(n, p) against 1 + Bin(n, p) (docs/balcer-cheu-2020.md#exact-zsum-view), so its exact
+   ε(δ) is the mechanism's ε.
+2. **GKM pure-DP counting**: Theorem 6's parameter choice and its MSE claim
+   (docs/gkm.md#utility-and-cost), and
    the exact max-divergence of a small instance."""),
     ("code", """from accountant.protocols.balcer_cheu import zsum_epsilon_bracket, zsum_parameters
 from accountant.protocols.balcer_cheu.audit import audit_zsum
@@ -54,7 +56,8 @@ for row in audit_rows("zsum"):
 
 Theorem 6 sets q = 0.1 ρ Var(DLap(ε))/n and claims MSE ≤ (1+ρ) Var(DLap(ε)). For the all-ones
 dataset the exact MSE is Var(DLap(ε')) + qn + q²n(n−1) (Lemma 11); at small ε the q² term
-breaks the claim. The corrected q = 0.1 ρ min(1, V)/n restores it (MATH.md 9.5)."""),
+breaks the claim. The corrected q = 0.1 ρ min(1, V)/n restores it
+(docs/gkm.md#utility-and-cost)."""),
     ("code", """from accountant.protocols import gkm
 
 for corrected in (False, True):
@@ -79,7 +82,8 @@ REPRODUCE = [
     ("md", """# Reproducing Girgis et al. 2021, Fig. 2 from first principles
 
 Figure 2 plots the RDP ε(λ) of n shuffled ε0-LDP reports against the order λ. Every curve is a
-single library call per order (MATH.md §6); here we build one panel (n = 1000, ε0 = 0.5) by
+single library call per order (docs/girgis-2021.md#girgis-et-al-2021); here we build one
+panel (n = 1000, ε0 = 0.5) by
 hand and check that it is what `shuffle-accountant reproduce --only girgis-fig2` writes."""),
     ("code", """%matplotlib inline
 import matplotlib.pyplot as plt
@@ -134,7 +138,8 @@ One shuffle round of n = 10⁴ users with ε0 = 0.5-LDP reports, repeated T time
 Poisson-subsampled with rate g = 0.01; target δ = 1e-5. Three ways to account:
 
 1. **RDP**: Theorem 1's RDP curve → [ZW19] subsampling → add over T rounds → convert
-   (Lemma 1 / CKS, and the optimal single-order conversion). Caveat (MATH.md 4.1): ZW19 is
+   (Lemma 1 / CKS, and the optimal single-order conversion). Caveat
+   (docs/conversions.md#poisson-subsampling): ZW19 is
    proved for add/remove neighbours; feeding it replace-one shuffle RDP is the paper's
    heuristic pipeline, and the library labels the curve so.
 2. **Approximate DP**: FMT20's closed form per round → LQS12 subsampling → KOV15 optimal

@@ -6,7 +6,12 @@ import pytest
 
 PACKAGES = ["accountant", "accountant.divergence", "accountant.errors", "accountant.result",
             "accountant.domains", "accountant.pmf", "accountant.distributions",
-            "accountant.view", "accountant.pairs", "accountant.audit"]
+            "accountant.view", "accountant.pairs", "accountant.audit",
+            "accountant.numeric.tails", "accountant.numeric.summation",
+            "accountant.protocols.contract", "accountant.protocols.binary_rr",
+            "accountant.protocols.k_rr", "accountant.protocols.ldp",
+            "accountant.protocols.balcer_cheu", "accountant.protocols.gkm",
+            "accountant.cli", "accountant.cli.registry"]
 
 
 @pytest.mark.parametrize("name", PACKAGES)
@@ -26,7 +31,7 @@ def test_top_level_reexports_the_divergences():
 
 def test_accountant_never_imports_verify_or_figures():
     """Imports flow one way (STYLE.md 1): verify/ and figures/ build on accountant/; the CLI
-    reaches them only through plug-in module names (registry.HANDLER_MODULES etc.)."""
+    reaches them only through module names in its registry table."""
     import ast
     from pathlib import Path
 
@@ -40,3 +45,22 @@ def test_accountant_never_imports_verify_or_figures():
             offenders += [f"{path.name}: {n}" for n in names
                           if n.split(".")[0] in ("verify", "figures")]
     assert not offenders, offenders
+
+
+@pytest.mark.parametrize("argv, absent", [
+    (["--help"], ["numpy", "scipy", "matplotlib", "figures", "verify"]),
+    (["dp", "binary-rr", "--n", "100", "--epsilon0", "1", "--at-delta", "1e-6", "--json"],
+     ["matplotlib", "figures", "verify", "dp_accounting", "accountant.composition"]),
+])
+def test_cli_imports_only_what_the_command_needs(argv, absent):
+    """Import cost: users run the CLI as a process, so `dp` loads one protocol's face and
+    `--help` loads none (the registry imports faces on demand)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom accountant.cli import main\ntry:\n    main(sys.argv[1:])\n"
+            "except SystemExit:\n    pass\nprint(' '.join(sorted(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True,
+                         check=True).stdout.strip().splitlines()[-1].split()
+    loaded = [m for m in absent if m in out]
+    assert not loaded, f"{argv[0]} imported {loaded}"

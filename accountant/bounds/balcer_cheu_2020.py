@@ -1,6 +1,8 @@
 """Balcer & Cheu, "Separating Local & Shuffled Differential Privacy via Histograms", ITC 2020.
 
-Closed forms of the paper (MATH.md 8.1, 8.3, 8.4), with their regime checks:
+Closed forms of the paper (docs/balcer-cheu-2020.md#the-zsum-protocol,
+docs/balcer-cheu-2020.md#smoothness, docs/balcer-cheu-2020.md#the-hist-protocol), with their regime
+checks:
 
 - `paper_p`: the zsum parameter p = 1 - 50 log(2/delta) / (epsilon^2 n) (Fig. 1), valid
   for epsilon, delta in (0, 1] and n >= 100 log(2/delta) / epsilon^2 (Theorem 3.1), which
@@ -18,7 +20,8 @@ Closed forms of the paper (MATH.md 8.1, 8.3, 8.4), with their regime checks:
   delta = exp(-a^2 g n / 8) + exp(-a^2 g n / (8 + 2a)), for g in [0, 1/2], a in [0, 1],
   k <= a g n / 2.
 
-All logarithms are natural (MATH.md 0.1). These are upper bounds (on an error or on a
+All logarithms are natural (docs/README.md#logarithms-and-notation). These are upper bounds (on an
+error or on a
 privacy parameter) as the paper states them; the exact values live in
 `accountant.protocols.balcer_cheu`.
 """

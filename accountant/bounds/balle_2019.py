@@ -1,9 +1,11 @@
 """The privacy-blanket closed form of Balle, Bell, Gascon, Nissim for shuffled k-ary RR.
 
 Balle, Bell, Gascon, Nissim, "The Privacy Blanket of the Shuffle Model", CRYPTO 2019
-(arXiv:1903.02837), the k-ary randomized-response corollary, as restated in MATH.md §7.3
+(arXiv:1903.02837), the k-ary randomized-response corollary, as restated in
+docs/clones-and-blankets.md#blanket-closed-form-for-k-rr
 (medium confidence; the theorem's number in the paper is not verified here). The exact
-blanket pairs (`accountant.protocols.k_rr`: `k_rr_blanket` for DP, MATH §5.4 for Renyi) are
+blanket pairs (`accountant.protocols.k_rr`: `k_rr_blanket` for DP,
+docs/single-message.md#blanket-pairs-for-k-rr for Renyi) are
 far tighter; prefer them.
 """
 
@@ -26,7 +28,8 @@ _DIGITS = 50
 def epsilon_upper(*, epsilon0: float, n: int, delta: float, k: int) -> Result:
     """Upper bound on epsilon at delta of shuffled k-RR with n users (privacy blanket).
 
-    BBGN 2019 (MATH §7.3): with blanket probability g = k/(e^eps0 + k - 1), the protocol is
+    BBGN 2019 (docs/clones-and-blankets.md#blanket-closed-form-for-k-rr): with blanket probability
+    g = k/(e^eps0 + k - 1), the protocol is
     (eps, delta)-DP for eps = max{ sqrt(14 k log(2/delta)/((n-1) g)), 27 k/((n-1) g) },
     provided eps <= 1 (the theorem's own condition) and g <= 1 (true for k >= 2).
 
@@ -53,7 +56,8 @@ def epsilon_upper(*, epsilon0: float, n: int, delta: float, k: int) -> Result:
             raise RegimeError(
                 f"bounds.balle_2019.epsilon_upper needs eps = max(sqrt(14 k log(2/delta)/"
                 f"((n-1) g)), 27 k/((n-1) g)) <= 1 with g = k/(e^epsilon0+k-1) ({CITATION}; "
-                f"MATH §7.3); got epsilon0={epsilon0}, n={n}, delta={delta}, k={k}: "
+                f"docs/clones-and-blankets.md#blanket-closed-form-for-k-rr); got "
+                f"epsilon0={epsilon0}, n={n}, delta={delta}, k={k}: "
                 f"g={mpmath.nstr(g, 6)}, eps={mpmath.nstr(value, 6)} > 1")
         return Result(quantity="epsilon", value=rounding.up(value), kind=Kind.UPPER,
                       direction=Direction.MAX, method="bounds.balle_2019.epsilon_upper",

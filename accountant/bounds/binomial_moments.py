@@ -1,12 +1,15 @@
 """Moments E[L(k)^s] of the binary-RR likelihood ratio under k ~ Bin(n, p), p = 1/(e^eps0+1).
 
-Shared by the lower bounds of Girgis et al. 2021 (Theorem 3 = forward order, MATH §6.10,
-and the reverse order, MATH §5.2). `L(k) = (k e^eps0 + (n-k) e^-eps0)/n` and E[L] = 1.
+Shared by the lower bounds of Girgis et al. 2021 (Theorem 3 = forward order,
+docs/girgis-2021.md#theorem-3-and-corollary-2,
+and the reverse order, docs/single-message.md#binary-randomized-response). `L(k) = (k e^eps0 +
+(n-k) e^-eps0)/n` and E[L] = 1.
 
 Why the form `E[L^s] - 1 = E[f_s(L - 1)]` with `f_s(x) = (1+x)^s - 1 - s x`: E[L - 1] = 0
 exactly, and f_s >= 0 for s >= 1 and for s <= 0 (convexity of x^s), so the sum has no
 cancellation, and log1p of it keeps full relative accuracy even when the divergence is
-1e-12 (MATH §0.6). Dropping terms of a nonnegative sum can only lower it, so a window
+1e-12 (docs/soundness.md#precision-and-cancellation). Dropping terms of a nonnegative sum can only
+lower it, so a window
 around the mass is sound for a LOWER bound without any tail bound.
 """
 
@@ -118,7 +121,8 @@ def _window_terms(n: int, epsilon0: float, lo: int, hi: int) -> tuple[np.ndarray
 
 def log_moment_mp(*, n: int, epsilon0: float, s: float, digits: int = 50,
                   full: bool = False) -> mpmath.mpf:
-    """log E_{k~Bin(n,p)}[L(k)^s] in mpmath (ratio recurrence for the PMF, MATH §0.6).
+    """log E_{k~Bin(n,p)}[L(k)^s] in mpmath (ratio recurrence for the PMF,
+    docs/soundness.md#precision-and-cancellation).
 
     With full=False the sum runs over `window` (a lower bound, equal to the full sum to far
     more than 1e-12 relative on our domain); with full=True over k = 0..n.

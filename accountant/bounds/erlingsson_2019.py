@@ -3,7 +3,8 @@
 Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, "Amplification by Shuffling:
 From Local to Central Differential Privacy via Anonymity", SODA 2019, a remark obtained by
 converting their (eps, delta) bound to RDP; restated as eq. (10) of Girgis et al. (CCS 2021).
-LOW-CONFIDENCE RECONSTRUCTION (MATH.md §6.11): both the constant and the exponent of
+LOW-CONFIDENCE RECONSTRUCTION (docs/girgis-2021.md#equation-10): both the constant and the exponent
+of
 e^(4 eps0) were rebuilt from proof text, and the paper's restrictions (eps0 of order 1/2,
 n large) are not stated precisely. Use it as a comparison curve only, never as a guarantee.
 """
@@ -27,7 +28,8 @@ _ORDER = Interval("alpha", 1.0, math.inf, closed="neither")
 def rdp_upper_eq10(*, alpha: float, epsilon0: float, n: int) -> Result:
     """eps(alpha) <= 2 alpha e^(4 eps0) (e^eps0 - 1)^2 / n (reconstruction, low confidence).
 
-    Girgis et al. 2021, eq. (10), restating [EFM+19] (MATH §6.11). Tagged UPPER because that
+    Girgis et al. 2021, eq. (10), restating [EFM+19] (docs/girgis-2021.md#equation-10). Tagged
+    UPPER because that
     is what the source claims; `method` carries "reconstruction" so that nobody mistakes it
     for a certified bound.
 

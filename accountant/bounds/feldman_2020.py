@@ -2,7 +2,8 @@
 
 Feldman, McMillan, Talwar, "Hiding Among the Clones: A Simple and Nearly Optimal Analysis of
 Privacy Amplification by Shuffling", FOCS 2021 (arXiv:2012.12803), Theorem 3.1, as restated
-in MATH.md §7.1 (medium confidence in the constants). Valid for every epsilon0-LDP
+in docs/clones-and-blankets.md#clones-pair (medium confidence in the constants). Valid for every
+epsilon0-LDP
 randomizer and n users. The numeric clones pair (`accountant.protocols.ldp`) is tighter;
 this closed form is kept as the paper's published guarantee and as a comparison curve.
 """
@@ -37,7 +38,8 @@ def _check_regime(*, epsilon0: float, n: int, delta: float, c: int, who: str) ->
     if not epsilon0 <= limit:
         raise RegimeError(
             f"bounds.feldman_2020.{who} needs epsilon0 <= log(n/(16 log({c}/delta))) "
-            f"({CITATION}, Theorem 3.1; MATH §7.1); got epsilon0={epsilon0}, n={n}, "
+            f"({CITATION}, Theorem 3.1; docs/clones-and-blankets.md#clones-pair); got "
+            f"epsilon0={epsilon0}, n={n}, "
             f"delta={delta} (right side {limit:.6g}, exceeded by {epsilon0 - limit:.4g})")
 
 
@@ -52,7 +54,8 @@ def _validate(*, epsilon0: float, n: int, delta: float) -> None:
 def epsilon_upper(*, epsilon0: float, n: int, delta: float) -> Result:
     """Upper bound on epsilon at delta of n shuffled epsilon0-LDP reports (closed form).
 
-    FMT 2021, Theorem 3.1 (MATH §7.1): for epsilon0 <= log(n/(16 log(2/delta))),
+    FMT 2021, Theorem 3.1 (docs/clones-and-blankets.md#clones-pair): for epsilon0 <= log(n/(16
+    log(2/delta))),
     eps <= log(1 + (e^eps0-1)/(e^eps0+1) (8 sqrt(e^eps0 log(4/delta))/sqrt(n) + 8 e^eps0/n)).
 
     Returns:
@@ -75,7 +78,7 @@ def epsilon_upper(*, epsilon0: float, n: int, delta: float) -> Result:
 
 
 def epsilon_upper_reference_code(*, epsilon0: float, n: int, delta: float) -> Result:
-    """The variant in the authors' public reference code (MATH §7.1).
+    """The variant in the authors' public reference code (docs/clones-and-blankets.md#clones-pair).
 
     eps <= log(1 + (1-e^-eps0)/(1+e^(-eps0-eps1)) (a + c)) with a = 8 sqrt(e^eps0 log(4/delta)/n),
     c = 8 e^eps0/n, eps1 = log(1 + a + c), under epsilon0 <= log(n/(16 log(4/delta))).

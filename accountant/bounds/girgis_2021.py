@@ -1,17 +1,19 @@
 """Renyi-DP bounds of Girgis, Data, Diggavi, Suresh, Kairouz for the shuffle model.
 
 "On the Renyi Differential Privacy of the Shuffle Model", ACM CCS 2021 (arXiv:2105.05180).
-Every formula is the reconstruction of MATH.md §6 (the text copy lost its mathematics);
+Every formula is the reconstruction of docs/girgis-2021.md#girgis-et-al-2021 (the text copy lost
+its mathematics);
 the section numbers in each docstring say which one. Notation: e = e^epsilon0,
 chi = (e-1)^2/e = 4 sinh(epsilon0/2)^2, nbar = floor((n-1)/(2e)) + 1.
 
 Upper bounds (every epsilon0-LDP randomizer, every neighbouring pair, both orders):
 `rdp_upper_thm1` (integer orders, eq. (6)), `rdp_upper_remark2` (real orders by convexity),
 `rdp_upper_thm2` (real orders), `rdp_upper_cor1` (where its inequality holds numerically),
-`rdp_upper_refined` (MATH §6.5, ours: Theorem 4 evaluated exactly), `rdp_upper_thm5`
+`rdp_upper_refined` (docs/girgis-2021.md#theorem-4-and-the-refined-bound, ours: Theorem 4 evaluated
+exactly), `rdp_upper_thm5`
 (special pairs of m users). Lower bounds on the worst case (binary randomized response):
 `rdp_lower_thm3` (forward order, exact), `rdp_lower_cor2`, `rdp_lower_reverse` (the stronger
-reverse order, MATH §6.10).
+reverse order, docs/girgis-2021.md#theorem-3-and-corollary-2).
 
 Upper bounds are evaluated in mpmath and rounded up; lower bounds are rounded down.
 """
@@ -46,7 +48,8 @@ __all__ = [
 ]
 
 CITATION = "Girgis, Data, Diggavi, Suresh, Kairouz, CCS 2021"
-_DIGITS = 60  # MATH §0.6: 20+ digits beyond any tolerance we test
+# 20+ digits beyond any tolerance we test (docs/soundness.md#precision-and-cancellation)
+_DIGITS = 60
 _INTEGER_ORDER = Interval("alpha", 2, math.inf, closed="left", integer=True)
 _REAL_ORDER = Interval("alpha", 1.0, math.inf, closed="neither")
 _GAMMA = Interval("gamma", 0.0, 1.0, closed="neither")
@@ -73,7 +76,8 @@ def _nbar(*, n: int, epsilon0: float, gamma: float = 0.5) -> int:
 
 
 def _thm5_terms(*, alpha: int, epsilon0: float, m: int) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """(T2, S3) of Theorem 5 at m users (MATH §6.3), in mpmath at the working precision.
+    """(T2, S3) of Theorem 5 at m users (docs/girgis-2021.md#theorem-5), in mpmath at the working
+    precision.
 
     T2 = C(alpha,2) chi/m, S3 = sum_{j=3}^{alpha} C(alpha,j) j Gamma(j/2) (v/m)^(j/2),
     v = (e^(2 eps0)-1)^2/(2 e^(2 eps0)) = 2 sinh(eps0)^2 (no cancellation at small eps0).
@@ -89,7 +93,8 @@ def _thm5_terms(*, alpha: int, epsilon0: float, m: int) -> tuple[mpmath.mpf, mpm
 
 def _exp_term(*, alpha: float, epsilon0: float, n: int, gamma: float = 0.5) -> mpmath.mpf:
     """exp(eps0 alpha - gamma^2 (n-1)/(2 e^eps0)): Chernoff bound on the few-clones event
-    times the single-user bound e^(alpha eps0) (MATH §6.6; gamma = 1/2 gives (n-1)/(8e))."""
+    times the single-user bound e^(alpha eps0) (docs/girgis-2021.md#theorem-1; gamma = 1/2
+    gives (n-1)/(8e))."""
     eps = mpmath.mpf(epsilon0)
     g = mpmath.mpf(gamma)
     return mpmath.exp(eps * alpha - g**2 * (n - 1) / (2 * mpmath.exp(eps)))
@@ -105,7 +110,8 @@ def _renyi(value: mpmath.mpf, *, kind: Kind, alpha: float, method: str, locator:
 def rdp_upper_thm5(*, alpha: int, epsilon0: float, m: int) -> Result:
     """Upper bound on the forward-order Renyi divergence of a special pair of m users.
 
-    Girgis et al. 2021, Theorem 5 (MATH §6.3): the binomial expansion of E(1+X)^alpha with
+    Girgis et al. 2021, Theorem 5 (docs/girgis-2021.md#theorem-5): the binomial expansion of
+    E(1+X)^alpha with
     Lemma 6 (moments) and Lemma 7 (maximal chi^2). The pair is (d',...,d',d) against
     (d',...,d'), for any epsilon0-LDP randomizer; exact at alpha = 2 for binary RR.
 
@@ -126,7 +132,7 @@ def rdp_upper_thm5(*, alpha: int, epsilon0: float, m: int) -> Result:
 def rdp_upper_thm1(*, alpha: int, epsilon0: float, n: int, gamma: float = 0.5) -> Result:
     """Upper bound on the order-alpha RDP of n shuffled epsilon0-LDP reports.
 
-    Girgis et al. 2021, Theorem 1, eq. (6) (MATH §6.6), integer orders:
+    Girgis et al. 2021, Theorem 1, eq. (6) (docs/girgis-2021.md#theorem-1), integer orders:
     eps(alpha) <= 1/(alpha-1) log(1 + T2 + S3 + E) with T2, S3 the Theorem 5 terms at
     m = nbar and E = exp(eps0 alpha - (n-1)/(8 e^eps0)). With gamma != 1/2 this is the
     Remark 3 generalisation (nbar = floor((1-gamma)(n-1)/e^eps0) + 1 and
@@ -160,7 +166,7 @@ def rdp_upper_thm1(*, alpha: int, epsilon0: float, n: int, gamma: float = 0.5) -
 
 def rdp_upper_remark3(*, alpha: int, epsilon0: float, n: int,
                       gammas: tuple[float, ...] | None = None) -> Result:
-    """Theorem 1 minimised over Remark 3's split parameter gamma (MATH §6.6).
+    """Theorem 1 minimised over Remark 3's split parameter gamma (docs/girgis-2021.md#theorem-1).
 
     Girgis et al. 2021, Remark 3: for every gamma in (0, 1), Theorem 1 holds with
     nbar = floor((1-gamma)(n-1)/e^eps0) + 1 and E = exp(eps0 alpha - gamma^2 (n-1)/(2 e^eps0));
@@ -182,7 +188,8 @@ def rdp_upper_remark3(*, alpha: int, epsilon0: float, n: int,
 
 
 def _interpolate(bound, *, alpha: float, epsilon0: float, n: int) -> mpmath.mpf:
-    """Remark 2 (MATH §6.8): (alpha-1) eps(alpha) is convex in alpha, so it lies below the
+    """Remark 2 (docs/girgis-2021.md#remark-2): (alpha-1) eps(alpha) is convex in alpha, so it lies
+    below the
     chord between the integer orders around alpha; below 2 the chord starts at (1, 0)."""
     lo, hi = math.floor(alpha), math.ceil(alpha)
     if lo == hi:
@@ -195,7 +202,7 @@ def _interpolate(bound, *, alpha: float, epsilon0: float, n: int) -> mpmath.mpf:
 
 
 def rdp_upper_remark2(*, alpha: float, epsilon0: float, n: int) -> Result:
-    """Theorem 1 at a real order alpha > 1 through Remark 2 (MATH §6.8).
+    """Theorem 1 at a real order alpha > 1 through Remark 2 (docs/girgis-2021.md#remark-2).
 
     Girgis et al. 2021, Remark 2: since (alpha-1) eps(alpha) is convex, interpolate
     (alpha-1) eps linearly between the Theorem 1 values at floor(alpha) and ceil(alpha);
@@ -217,7 +224,8 @@ def rdp_upper_remark2(*, alpha: float, epsilon0: float, n: int) -> Result:
 def rdp_upper_thm2(*, alpha: float, epsilon0: float, n: int) -> Result:
     """Upper bound on the RDP of n shuffled epsilon0-LDP reports at any real order.
 
-    Girgis et al. 2021, Theorem 2, eq. (9), as reconstructed in MATH §6.9 (medium
+    Girgis et al. 2021, Theorem 2, eq. (9), as reconstructed in docs/girgis-2021.md#theorem-2
+    (medium
     confidence on lambda^2 versus lambda(lambda-1); lambda^2 is the conservative reading):
     eps(alpha) <= 1/(alpha-1) log( exp(alpha^2 (e^eps0-1)^2/(nbar e^eps0))
                                    + exp(eps0 alpha - (n-1)/(8 e^eps0)) ).
@@ -245,7 +253,8 @@ def rdp_upper_thm2(*, alpha: float, epsilon0: float, n: int) -> Result:
 def rdp_upper_cor1(*, alpha: int, epsilon0: float, n: int, strict: bool = True) -> Result:
     """Corollary 1's simplified bound, applied only where its inequality is checked.
 
-    Girgis et al. 2021, Corollary 1 (MATH §6.7): when S3 + E <= T2 (the Theorem 1 terms),
+    Girgis et al. 2021, Corollary 1 (docs/girgis-2021.md#corollary-1): when S3 + E <= T2 (the
+    Theorem 1 terms),
     eps(alpha) <= 1/(alpha-1) log(1 + 2 T2) = 1/(alpha-1) log(1 + 2 C(alpha,2) chi/nbar).
     We check S3 + E <= T2 numerically, never the paper's sufficient condition
     alpha^4 e^(5 eps0) < n/9 alone: at small eps0 near that threshold E exceeds T2.
@@ -267,7 +276,7 @@ def rdp_upper_cor1(*, alpha: int, epsilon0: float, n: int, strict: bool = True) 
         e_term = _exp_term(alpha=alpha, epsilon0=epsilon0, n=n)
         if s3 + e_term > t2:
             message = (f"bounds.girgis_2021.rdp_upper_cor1 needs S3 + E <= T2 (Girgis et al. "
-                       f"2021, Corollary 1; MATH §6.7); got alpha={alpha}, "
+                       f"2021, Corollary 1; docs/girgis-2021.md#corollary-1); got alpha={alpha}, "
                        f"epsilon0={epsilon0}, n={n}: S3={mpmath.nstr(s3, 4)}, "
                        f"E={mpmath.nstr(e_term, 4)}, T2={mpmath.nstr(t2, 4)} "
                        f"(S3 + E - T2 = {mpmath.nstr(s3 + e_term - t2, 4)} > 0)")
@@ -291,7 +300,8 @@ def _single_user_log(*, alpha: int, epsilon0: float) -> mpmath.mpf:
 
 
 def rdp_upper_refined(*, alpha: float, epsilon0: float, n: int) -> Result:
-    """Theorem 4's reduction evaluated exactly: always <= Theorem 1 (MATH §6.5).
+    """Theorem 4's reduction evaluated exactly: always <= Theorem 1
+    (docs/girgis-2021.md#theorem-4-and-the-refined-bound).
 
     Not in the paper. With m ~ Bin(n-1, e^-eps0) clones, Theorem 4 gives
     eps(alpha) <= 1/(alpha-1) log E_m[ A_{m+1} ], A_k = min(Theorem 5's inner sum at k,
@@ -314,12 +324,14 @@ def rdp_upper_refined(*, alpha: float, epsilon0: float, n: int) -> Result:
         raise ParameterError("alpha=inf is outside (1, inf) for the refined bound")
     if float(alpha).is_integer() and alpha >= 2:
         value = _refined_integer(alpha=int(alpha), epsilon0=epsilon0, n=n)
-        locator = "Theorem 4 + Theorem 5, evaluated exactly (MATH §6.5)"
+        locator = ("Theorem 4 + Theorem 5, evaluated exactly "
+                   "(docs/girgis-2021.md#theorem-4-and-the-refined-bound)")
     else:
         with mpmath.workdps(_DIGITS):
             value = _interpolate(lambda **kw: rounding.up(_refined_integer(**kw)),
                                  alpha=alpha, epsilon0=epsilon0, n=n)
-        locator = "Theorem 4 + Theorem 5 (MATH §6.5), Remark 2 interpolation"
+        locator = ("Theorem 4 + Theorem 5 (docs/girgis-2021.md#theorem-4-and-the-refined-bound), "
+                   "Remark 2 interpolation")
     with mpmath.workdps(_DIGITS):
         return _renyi(value, kind=Kind.UPPER, alpha=alpha, method="rdp_upper_refined",
                       locator=locator)
@@ -412,7 +424,8 @@ def _lower_moment(*, alpha: float, epsilon0: float, n: int, s: float,
 def rdp_lower_thm3(*, alpha: float, epsilon0: float, n: int, backend: str = "float") -> Result:
     """Lower bound on the worst-case RDP: the forward order of binary RR, exactly.
 
-    Girgis et al. 2021, Theorem 3 (MATH §6.10): with k ~ Bin(n, 1/(e^eps0+1)) and
+    Girgis et al. 2021, Theorem 3 (docs/girgis-2021.md#theorem-3-and-corollary-2): with k ~ Bin(n,
+    1/(e^eps0+1)) and
     L(k) = (k e^eps0 + (n-k) e^-eps0)/n, eps(alpha) >= 1/(alpha-1) log E_k[L(k)^alpha].
     The paper states integer orders; the identity holds for every real alpha > 1, and this
     function accepts them. It equals the exact Renyi divergence D_alpha(M(D)||M(D')) of the
@@ -437,7 +450,8 @@ def rdp_lower_reverse(*, alpha: float, epsilon0: float, n: int,
                       backend: str = "float") -> Result:
     """The stronger exact lower bound: binary RR's special pair in the reverse order.
 
-    MATH §6.10 / §5.2 (a correction to Girgis et al. 2021, Theorem 3, which uses the weaker
+    docs/girgis-2021.md#theorem-3-and-corollary-2 / §5.2 (a correction to Girgis et al. 2021,
+    Theorem 3, which uses the weaker
     order): eps(alpha) >= 1/(alpha-1) log E_k[L(k)^(1-alpha)], k ~ Bin(n, 1/(e^eps0+1)).
     This is D_alpha(M(D')||M(D)) with D' all zeros, one binary-RR neighbouring pair, so it
     is a lower bound on the mechanism's RDP. Same numerics as `rdp_lower_thm3`.
@@ -453,13 +467,15 @@ def rdp_lower_reverse(*, alpha: float, epsilon0: float, n: int,
     with mpmath.workdps(_DIGITS):
         return _renyi(value, kind=Kind.LOWER, alpha=alpha,
                       method=f"rdp_lower_reverse ({backend})",
-                      locator="Theorem 3's pair in the reverse order (MATH §6.10)")
+                      locator="Theorem 3's pair in the reverse order "
+                              "(docs/girgis-2021.md#theorem-3-and-corollary-2)")
 
 
 def rdp_lower_cor2(*, alpha: int, epsilon0: float, n: int) -> Result:
     """Corollary 2: eps(alpha) >= 1/(alpha-1) log(1 + C(alpha,2)(e^eps0-1)^2/(n e^eps0)).
 
-    Girgis et al. 2021, Corollary 2 (MATH §6.10): Theorem 3's expansion with every j >= 3
+    Girgis et al. 2021, Corollary 2 (docs/girgis-2021.md#theorem-3-and-corollary-2): Theorem 3's
+    expansion with every j >= 3
     term dropped; valid because the odd central moments of Bin(n, p), p < 1/2, are >= 0
     (the paper's Jensen argument is not valid as written, the claim is). Integer orders.
 

@@ -262,7 +262,8 @@ def compose(specs: list[str], *, rounds: int, delta: float | None = None,
     if pairs:
         # Upper bounds here hold for the named neighbouring pair; they are mechanism-level
         # guarantees only if that pair is the worst case (for binary-rr: numerical evidence,
-        # MATH 5.2, not a theorem). Say so instead of letting "upper" read as certified.
+        # docs/single-message.md#binary-randomized-response, not a theorem). Say so instead of
+        # letting "upper" read as certified.
         body["scope"] = {"guarantee": "pair", "pairs": pairs,
                          "note": "values are exact/upper bounds for these neighbouring pairs "
                                  "and lower bounds for the mechanism; for a certified bound "

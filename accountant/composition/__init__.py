@@ -1,5 +1,5 @@
 """Composition: RDP curves, subsampling, RDP -> (epsilon, delta) conversions, PLD and
-optimal (epsilon, delta) composition (MATH.md secs. 2-4)."""
+optimal (epsilon, delta) composition (docs/conversions.md)."""
 
 from accountant.composition.conversion import (
     delta_best,

@@ -1,12 +1,15 @@
-"""RDP -> (epsilon, delta): one function per theorem (MATH.md sec. 2), and the best of them.
+"""RDP -> (epsilon, delta): one function per theorem (docs/conversions.md#rdp-to-epsilon-delta),
+and the best of them.
 
-- `epsilon_mironov`, `delta_mironov`: Mironov 2017, Prop. 3 (MATH 2.1),
+- `epsilon_mironov`, `delta_mironov`: Mironov 2017, Prop. 3 (docs/conversions.md#mironov-2017),
   eps = tau + log(1/delta)/(alpha-1).
 - `epsilon_cks`, `delta_cks`: Canonne-Kamath-Steinke 2020 Prop. 12 / Balle et al. 2020
-  Thm 21, which is Girgis et al. 2021 Lemma 1 (MATH 2.2),
+  Thm 21, which is Girgis et al. 2021 Lemma 1
+  (docs/conversions.md#canonne-kamath-steinke-conversion),
   eps = tau + log((alpha-1)/alpha) - (log delta + log alpha)/(alpha-1).
 - `epsilon_optimal`, `delta_optimal`: the optimal conversion from one (alpha, tau) of
-  Asoodeh, Liao, Calmon, Kosut, Sankar 2021 (MATH 2.3): the worst pair is binary, so
+  Asoodeh, Liao, Calmon, Kosut, Sankar 2021 (docs/conversions.md#optimal-conversion): the worst
+  pair is binary, so
   delta(eps) = sup{p - e^eps q : p^a q^(1-a) + (1-p)^a (1-q)^(1-a) <= e^((a-1) tau)}.
 
 Every conversion optimises over real orders (unless `real_orders=False`): at the curve's
@@ -40,13 +43,14 @@ __all__ = [
 
 _U = rounding.UNIT_ROUNDOFF
 _MIRONOV = Source(citation="Mironov, Renyi Differential Privacy, CSF 2017",
-                  locator="Proposition 3 (MATH.md 2.1)")
+                  locator="Proposition 3 (docs/conversions.md#mironov-2017)")
 _CKS = Source(citation="Canonne, Kamath, Steinke, NeurIPS 2020; Balle, Barthe, Gaboardi, "
                        "Hsu, Sato, AISTATS 2020",
-              locator="CKS Prop. 12 / BBG+ Thm 21 = Girgis et al. 2021 Lemma 1 (MATH.md 2.2)")
+              locator="CKS Prop. 12 / BBG+ Thm 21 = Girgis et al. 2021 Lemma 1 "
+                      "(docs/conversions.md#canonne-kamath-steinke-conversion)")
 _OPTIMAL = Source(citation="Asoodeh, Liao, Calmon, Kosut, Sankar, AISTATS 2021",
                   locator="optimal conversion from one (alpha, tau), binary worst pair "
-                          "(MATH.md 2.3)")
+                          "(docs/conversions.md#optimal-conversion)")
 _OPT_MARGIN = 1e-9
 _GRID_POINTS = 400
 
@@ -221,7 +225,8 @@ def _optimal_epsilon_many(alphas: np.ndarray, taus: np.ndarray, delta: float) ->
 
 
 def _optimal_delta_many(alphas: np.ndarray, taus: np.ndarray, epsilon: float) -> np.ndarray:
-    """Per order: max over q of d_max(q) - expm1(eps) q, concave in q (MATH 2.3)."""
+    """Per order: max over q of d_max(q) - expm1(eps) q, concave in q
+    (docs/conversions.md#optimal-conversion)."""
     a_col, t_col = alphas[:, None], taus[:, None]
     gamma1 = math.expm1(epsilon)
 
@@ -275,7 +280,8 @@ def _cks_delta_one(alpha: float, tau: float, epsilon: float) -> float:
 
 
 def epsilon_optimal(curve: RdpCurve, *, delta: float) -> Result:
-    """Upper bound on epsilon at delta by the optimal single-order conversion (MATH 2.3).
+    """Upper bound on epsilon at delta by the optimal single-order conversion
+    (docs/conversions.md#optimal-conversion).
 
     Evaluated at the orders around the CKS optimum (the optimal conversion is never worse
     than CKS at a given order, and CKS locates the useful range of orders). At each order the
@@ -301,7 +307,8 @@ def epsilon_optimal(curve: RdpCurve, *, delta: float) -> Result:
 
 
 def delta_optimal(curve: RdpCurve, *, epsilon: float) -> Result:
-    """Upper bound on delta at epsilon by the optimal single-order conversion (MATH 2.3)."""
+    """Upper bound on delta at epsilon by the optimal single-order conversion
+    (docs/conversions.md#optimal-conversion)."""
     EPSILON.check(epsilon)
     if _pure(curve) <= epsilon:
         return _finish(curve, "delta", 0.0, math.inf, epsilon, "delta_optimal", _OPTIMAL)

@@ -2,7 +2,8 @@
 Viswanath, and the advanced composition of Dwork, Rothblum and Vadhan for comparison.
 
 [KOV15] Kairouz, Oh, Viswanath, "The Composition Theorem for Differential Privacy",
-ICML 2015 / IEEE Trans. IT 2017, Theorem 3.3 (MATH.md 3.2): every (eps, delta)-DP mechanism
+ICML 2015 / IEEE Trans. IT 2017, Theorem 3.3 (docs/conversions.md#optimal-composition): every (eps,
+delta)-DP mechanism
 is dominated by the four-outcome pair
 
     P~ = (delta, (1-delta) e^eps/(1+e^eps), (1-delta)/(1+e^eps), 0),
@@ -15,7 +16,8 @@ Evaluated in mpmath (50 digits by default), the results are EXACT in the library
 (like the mp backend). Heterogeneous (eps_i, delta_i) go through `kov_view_pair` and PLD
 composition (`accountant.composition.pld`), since the exact optimum is #P-hard.
 
-[DRV10] Dwork, Rothblum, Vadhan, FOCS 2010, Theorem III.3 (MATH 3.3): the k-fold
+[DRV10] Dwork, Rothblum, Vadhan, FOCS 2010, Theorem III.3
+(docs/conversions.md#advanced-composition): the k-fold
 composition is (sqrt(2k log(1/delta'')) eps + k eps (e^eps - 1), k delta + delta'')-DP.
 """
 
@@ -37,9 +39,10 @@ __all__ = ["delta_kov", "epsilon_kov", "epsilon_drv", "delta_drv", "kov_view_pai
 
 _ROUNDS = Interval("rounds", 1, math.inf, closed="left", integer=True)
 _DELTA0 = Interval("delta", 0.0, 1.0, closed="left")
-_KOV = Source(citation="Kairouz, Oh, Viswanath, ICML 2015", locator="Theorem 3.3 (MATH.md 3.2)")
+_KOV = Source(citation="Kairouz, Oh, Viswanath, ICML 2015", locator="Theorem 3.3 "
+    "(docs/conversions.md#optimal-composition)")
 _DRV = Source(citation="Dwork, Rothblum, Vadhan, FOCS 2010",
-              locator="Theorem III.3 (MATH.md 3.3)")
+              locator="Theorem III.3 (docs/conversions.md#advanced-composition)")
 _DPS = 50
 
 
@@ -90,7 +93,8 @@ def delta_kov(*, epsilon: float, delta: float, rounds: int, epsilon_total: float
 
 def epsilon_kov(*, epsilon: float, delta: float, rounds: int, delta_total: float,
                 dps: int = _DPS) -> Result:
-    """eps' at delta' of the k-fold composition: the exact inversion of MATH 1.2 on the
+    """eps' at delta' of the k-fold composition: the exact inversion of
+    docs/divergences.md#exact-inversion on the
     binomial PLD (infinite-loss atom 1 - (1-delta)^k, losses (k-2l) eps)."""
     epsilon, delta, rounds = _check(epsilon, delta, rounds)
     DELTA.named("delta_total").check(delta_total)

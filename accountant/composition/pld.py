@@ -1,7 +1,8 @@
 """Composition of view pairs through privacy-loss distributions (PLD), on Google's
 `dp_accounting` (https://github.com/google/differential-privacy, python/dp_accounting).
 
-MATH.md 1.4: for a product of independent pairs the privacy loss adds, so the PLD of a
+docs/divergences.md#products: for a product of independent pairs the privacy loss adds, so the PLD
+of a
 composition is the convolution of the PLDs, and H_{e^eps} = E_P[(1 - e^(eps - L))_+] with
 an atom at +inf kept apart. dp_accounting discretizes losses on a grid of width `Delta` and
 self-composes by FFT (Meiser and Mohammadi, CCS 2018; Koskela, Jalko, Honkela, AISTATS
@@ -52,7 +53,7 @@ _TRUNCATION = 1e-15
 _MAX_BUCKETS = 2_000_000
 _SOURCE = Source(citation="dp_accounting (Google) privacy-loss distributions",
                  locator="pessimistic/optimistic discretization, FFT self-composition; "
-                         "MATH.md 1.4")
+                         "docs/divergences.md#products")
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +188,8 @@ def _dense(pmf: pld_pmf.PLDPmf) -> tuple[np.ndarray, np.ndarray, float]:
 
 
 def _epsilon_of(pmf: pld_pmf.PLDPmf, delta: float) -> float:
-    """inf{eps >= 0 : H_{e^eps} <= delta} of a discretized PLD (MATH 1.2 on its atoms)."""
+    """inf{eps >= 0 : H_{e^eps} <= delta} of a discretized PLD (docs/divergences.md#exact-inversion
+    on its atoms)."""
     losses, probs, infinity = _dense(pmf)
     if infinity > delta:
         return math.inf

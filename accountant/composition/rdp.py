@@ -1,16 +1,18 @@
 """`RdpCurve`: Renyi-DP guarantees at a set of orders, and their composition.
 
 A mechanism is (alpha, tau)-RDP when D_alpha <= tau for every neighbouring pair, in both
-orders (MATH.md sec. 2). An `RdpCurve` holds such bounds at finitely many orders:
+orders (docs/conversions.md#rdp-to-epsilon-delta). An `RdpCurve` holds such bounds at finitely many
+orders:
 
 - from a protocol's view pair (`from_view`: exact divergences of that pair, maximised over
   both orders; the curve is EXACT for that pair, and a mechanism-level guarantee only if the
-  pair is the worst case, see MATH 5 "exactness map");
+  pair is the worst case, see docs/single-message.md#exactness-map "exactness map");
 - from a certified upper bound (`from_view` of a clones/blanket pair, or `from_function` of
   a closed form such as Girgis et al. 2021, Theorem 1);
-- from pure DP (`from_pure_dp`, MATH 2.4).
+- from pure DP (`from_pure_dp`, docs/conversions.md#pure-dp-to-rdp).
 
-Composition adds values order by order ([Mir17] Prop. 1, MATH 3.1). Values are stored as
+Composition adds values order by order ([Mir17] Prop. 1, docs/conversions.md#rdp-composition).
+Values are stored as
 floats rounded up, so every value is an upper bound on the quantity it describes.
 
 Between stored orders, `value_at` uses the chord of (alpha - 1) * D_alpha, which is convex in
@@ -149,7 +151,8 @@ class RdpCurve:
 
     @classmethod
     def from_pure_dp(cls, epsilon: float, orders: Iterable[float] = DEFAULT_ORDERS) -> RdpCurve:
-        """The RDP curve implied by epsilon-DP (MATH 2.4), exact for binary RR.
+        """The RDP curve implied by epsilon-DP (docs/conversions.md#pure-dp-to-rdp), exact for
+        binary RR.
 
         D_alpha <= log((e^(alpha eps) + e^((1-alpha) eps)) / (1 + e^eps)) / (alpha - 1),
         evaluated in log space, rounded up; alpha = inf gives epsilon.
@@ -162,7 +165,8 @@ class RdpCurve:
         return cls(orders=tuple(orders), values=tuple(values), kind=Kind.UPPER,
                    method=f"composition.rdp.from_pure_dp(epsilon={epsilon})",
                    source=Source(citation="Mironov 2017; Bun and Steinke 2016",
-                                 locator="MATH.md 2.4 (exact for binary randomized "
+                                 locator="docs/conversions.md#pure-dp-to-rdp (exact for binary "
+                                         "randomized "
                                          "response)"))
 
     @classmethod
@@ -200,7 +204,8 @@ class RdpCurve:
 
     # ------------------------------------------------------------------ composition
     def compose(self, *others: RdpCurve) -> RdpCurve:
-        """Adaptive composition: the sum per order (MATH 3.1, [Mir17] Prop. 1).
+        """Adaptive composition: the sum per order (docs/conversions.md#rdp-composition, [Mir17]
+        Prop. 1).
 
         Orders that are not common to every curve are filled by `value_at` (a sound upper
         bound) when they lie inside every curve's range, and dropped otherwise.

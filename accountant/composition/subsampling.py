@@ -1,12 +1,15 @@
-"""Privacy amplification by subsampling for RDP curves, integer orders (MATH.md sec. 4).
+"""Privacy amplification by subsampling for RDP curves, integer orders
+(docs/conversions.md#subsampling).
 
 - `poisson_subsampled`: Zhu and Wang, "Poisson Subsampled Renyi Differential Privacy",
-  ICML 2019, Theorem 6 (MATH 4.1). The theorem is stated for add/remove neighbours and needs
+  ICML 2019, Theorem 6 (docs/conversions.md#poisson-subsampling). The theorem is stated for
+  add/remove neighbours and needs
   the base mechanism's add/remove RDP. Girgis et al. 2021 (Fig. 5) feed it the replace-one
   RDP of the shuffle model; that combination is their heuristic pipeline, not a theorem, and
   every curve built here says so in its `method`.
 - `without_replacement`: Wang, Balle, Kasiviswanathan, "Subsampled Renyi Differential
-  Privacy and Analytical Moments Accountant", AISTATS 2019, Theorem 9 (MATH 4.2; replace-one
+  Privacy and Analytical Moments Accountant", AISTATS 2019, Theorem 9
+  (docs/conversions.md#sampling-without-replacement; replace-one
   neighbours, sampling m of n, g = m/n; medium-high confidence in the exact form).
 
 Both need eps(l) for every integer l = 2..alpha; orders the base curve does not store are
@@ -30,7 +33,8 @@ from accountant.result import Kind, Source
 __all__ = ["poisson_subsampled", "without_replacement", "POISSON_CAVEAT"]
 
 POISSON_CAVEAT = ("[add/remove theorem applied to a replace-one curve: the heuristic pipeline "
-                  "of Girgis et al. 2021 Fig. 5, not a proved bound; MATH 4.1]")
+                  "of Girgis et al. 2021 Fig. 5, not a proved bound; "
+                  "docs/conversions.md#poisson-subsampling]")
 _RATE = PROBABILITY.named("sampling_rate")
 _U = rounding.UNIT_ROUNDOFF
 

@@ -1,6 +1,7 @@
 """Hockey-stick divergence delta(epsilon) and its exact inversion epsilon(delta).
 
-MATH.md sec. 1.1-1.2. For P, Q on a grid with privacy loss L = log(P/Q),
+docs/divergences.md#hockey-stick-divergence to docs/divergences.md#exact-inversion. For P, Q on a
+grid with privacy loss L = log(P/Q),
 
     H_{e^eps}(P||Q) = sum_x [P(x) - e^eps Q(x)]_+ = E_P[(1 - e^(eps - L))_+]
                     = max_j (A_j - e^eps B_j),
@@ -296,7 +297,8 @@ def _to_mp(view: ViewPair) -> ViewPair:
 
 def epsilon_for_delta(view: ViewPair, delta: Any, *, direction: Direction | str = Direction.MAX,
                       dps: int = DEFAULT_DPS) -> Result:
-    """epsilon(delta) = inf{eps >= 0 : H_{e^eps} <= delta}, by the exact inversion of MATH 1.2.
+    """epsilon(delta) = inf{eps >= 0 : H_{e^eps} <= delta}, by the exact inversion of
+    docs/divergences.md#exact-inversion.
 
     Returns +inf when the infinite-loss mass (or the certified residual mass) exceeds
     delta. Float results are UPPER bounds (the end known to satisfy the target).

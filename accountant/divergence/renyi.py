@@ -1,8 +1,10 @@
-"""Renyi divergences of every order, the max-divergence and KL (MATH.md sec. 1.3).
+"""Renyi divergences of every order, the max-divergence and KL
+(docs/divergences.md#renyi-divergence).
 
 For alpha in (1, inf):  D_alpha(P||Q) = log(S) / (alpha - 1),  S = E_P[e^((alpha-1) L)].
 Float evaluation uses S - 1 = sum_grid p expm1((alpha-1) L) - m + S_residual, where m is
-the residual mass of P: it avoids the cancellation of log(1 + tiny) (MATH 0.6) and gives
+the residual mass of P: it avoids the cancellation of log(1 + tiny)
+(docs/soundness.md#precision-and-cancellation) and gives
 certified bounds, S - 1 <= X + tail_p e^((alpha-1) B) and S - 1 >= X - tail_p (B is the
 view's residual loss bound), X being the signed grid sum with its error bound.
 

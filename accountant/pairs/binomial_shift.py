@@ -1,6 +1,7 @@
 """Generic view pairs that several protocols share.
 
-`binomial_shift_pair(n, p)` is the pair Bin(n, p) against 1 + Bin(n, p) (MATH.md 8.2):
+`binomial_shift_pair(n, p)` is the pair Bin(n, p) against 1 + Bin(n, p)
+(docs/balcer-cheu-2020.md#exact-zsum-view):
 the exact neighbouring view of Balcer-Cheu's zsum, and the benchmark pair of the
 foundation issue. The privacy loss has the closed form
     L(k) = log(B(k)/B(k-1)) = log((n-k+1) p / (k (1-p))),

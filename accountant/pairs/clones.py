@@ -1,6 +1,7 @@
 """Clone/blanket pairs: mixtures over an observed count C, with per-C closed forms.
 
-MATH.md 7.1 (Feldman-McMillan-Talwar, "Hiding among the clones", FOCS 2021) and 5.4 (the
+docs/clones-and-blankets.md#clones-pair (Feldman-McMillan-Talwar, "Hiding among the clones", FOCS
+2021) and 5.4 (the
 blanket pair of k-RR, after Balle-Bell-Gascon-Nissim, CRYPTO 2019). Both pairs have the
 form: C ~ Bin(N, q) is part of the outcome (N = n-1 other users, q the clone/blanket
 probability), A | C ~ Bin(C, 1/2), and the differing user adds one to the first
@@ -102,7 +103,8 @@ def _check(n: Any, epsilon0: Any) -> tuple[int, float]:
 
 
 def fmt_clones(*, n: int, epsilon0: float) -> ClonePair:
-    """FMT20's clones pair (MATH 7.1): q = e^-eps0, w = e^eps0/(e^eps0+1), w* = 0.
+    """FMT20's clones pair (docs/clones-and-blankets.md#clones-pair): q = e^-eps0, w =
+    e^eps0/(e^eps0+1), w* = 0.
 
     Valid for every epsilon0-LDP randomizer and every neighbouring pair (an UPPER bound).
     """
@@ -111,12 +113,14 @@ def fmt_clones(*, n: int, epsilon0: float) -> ClonePair:
     return ClonePair(others=n - 1, clone_probability=math.exp(-epsilon0), w=1.0 - w_prime,
                      w_prime=w_prime, w_star=0.0, epsilon0=epsilon0,
                      source=Source(citation="Feldman, McMillan, Talwar, FOCS 2021",
-                                   locator="clones reduction (MATH.md 7.1)"),
+                                   locator="clones reduction "
+                                           "(docs/clones-and-blankets.md#clones-pair)"),
                      description={"pair": "FMT clones", "n": n, "epsilon0": epsilon0})
 
 
 def blanket_k_rr(*, n: int, epsilon0: float, k: int) -> ClonePair:
-    """The blanket pair of shuffled k-RR (MATH 5.4): q = 2/(e^eps0+k-1), an UPPER bound
+    """The blanket pair of shuffled k-RR (docs/single-message.md#blanket-pairs-for-k-rr): q =
+    2/(e^eps0+k-1), an UPPER bound
     on every neighbouring pair of k-RR; for k = 2 it also bounds binary RR."""
     n, epsilon0 = _check(n, epsilon0)
     N_USERS.named("k").check(k)
@@ -129,7 +133,8 @@ def blanket_k_rr(*, n: int, epsilon0: float, k: int) -> ClonePair:
     return ClonePair(others=n - 1, clone_probability=2.0 / denom, w=e / denom,
                      w_prime=1.0 / denom, w_star=(k - 2) / denom, epsilon0=epsilon0,
                      source=Source(citation="Balle, Bell, Gascon, Nissim, CRYPTO 2019 "
-                                   "(blanket idea)", locator="exact blanket pair (MATH.md 5.4)"),
+                                   "(blanket idea)", locator="exact blanket pair "
+                                       "(docs/single-message.md#blanket-pairs-for-k-rr)"),
                      description={"pair": "k-RR blanket", "n": n, "epsilon0": epsilon0,
                                   "k": k})
 
@@ -404,7 +409,8 @@ def _renyi_excess_terms(pair: ClonePair, cs: np.ndarray,
 
     With D = Bin(c+1, 1/2) and u = x/(c+1): Q_c = 2 D (w' u + w(1-u)), P_c = 2 D (w u +
     w'(1-u)), and the w* block has P = Q. E_c = sum_x Q_c expm1(alpha l(x)) + (outside),
-    l = log1p((w-w')(2u-1)/(w' u + w(1-u))) (MATH 0.6: the moment is 1 + tiny). The
+    l = log1p((w-w')(2u-1)/(w' u + w(1-u))) (docs/soundness.md#precision-and-cancellation: the
+    moment is 1 + tiny). The
     x-window's outside Q-mass q_out (Chernoff-certified below e^-(alpha eps0 + 60))
     changes E_c by at most +q_out e^(alpha eps0) or -q_out.
     """

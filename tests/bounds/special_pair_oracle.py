@@ -1,4 +1,5 @@
-"""Independent float oracle for the binary-RR special pair's epsilon(delta) (MATH §5.2, §1.1).
+"""Independent float oracle for the binary-RR special pair's epsilon(delta)
+(docs/single-message.md#binary-randomized-response, §1.1).
 
 Under D' = (0,...,0) the number of ones is k ~ Bin(n, p), p = 1/(e^eps0+1), and the other
 view is P(k) = Q(k) L(k), L(k) = (k e^eps0 + (n-k) e^-eps0)/n. Then

@@ -19,7 +19,7 @@ _spec.loader.exec_module(oracle)
 
 
 def fmt_by_hand(epsilon0, n, delta):
-    """MATH §7.1 display, term by term in plain floats."""
+    """docs/clones-and-blankets.md#clones-pair display, term by term in plain floats."""
     e = math.exp(epsilon0)
     inner = 8 * math.sqrt(e * math.log(4 / delta)) / math.sqrt(n) + 8 * e / n
     return math.log(1 + (e - 1) / (e + 1) * inner)
@@ -31,7 +31,8 @@ def test_fmt_matches_the_display(epsilon0, n):
     assert got.kind is Kind.UPPER and got.direction is Direction.MAX and got.at == 1e-6
     assert got.value == pytest.approx(fmt_by_hand(epsilon0, n, 1e-6), rel=1e-12)
     ref = feldman_2020.epsilon_upper_reference_code(epsilon0=epsilon0, n=n, delta=1e-6)
-    assert ref.value >= got.value  # MATH §7.1: the code's variant is slightly larger
+    # docs/clones-and-blankets.md#clones-pair: the code's variant is slightly larger
+    assert ref.value >= got.value
 
 
 def test_fmt_regime_error_names_condition_and_numbers():

@@ -19,7 +19,8 @@ from accountant.result import Direction, Kind
 
 
 def log_moment_oracle(n, epsilon0, s, digits=60):
-    """log E_{k~Bin(n,1/(e^eps0+1))}[L(k)^s], L(k) = (k e^eps0 + (n-k) e^-eps0)/n (MATH §5.2)."""
+    """log E_{k~Bin(n,1/(e^eps0+1))}[L(k)^s], L(k) = (k e^eps0 + (n-k) e^-eps0)/n
+    (docs/single-message.md#binary-randomized-response)."""
     with mpmath.workdps(digits):
         e = mpmath.exp(mpmath.mpf(epsilon0))
         p = 1 / (e + 1)
@@ -68,7 +69,7 @@ def test_float_lower_bounds_match_mp_at_large_n(n, epsilon0):
 @pytest.mark.parametrize("n", [1, 2, 7, 100, 10**4, 10**6])
 @pytest.mark.parametrize("epsilon0", [0.05, 1.0, 6.0])
 def test_thm1_at_order_2_reduces_to_chi_over_nbar(n, epsilon0):
-    # MATH §6.3/§6.6: no j >= 3 terms at alpha = 2, so eq. (6) is
+    # docs/girgis-2021.md#theorem-5/§6.6: no j >= 3 terms at alpha = 2, so eq. (6) is
     # log(1 + (e-1)^2/(nbar e) + exp(2 eps0 - (n-1)/(8e))), nbar = floor((n-1)/(2e)) + 1.
     with mpmath.workdps(60):
         e = mpmath.exp(mpmath.mpf(epsilon0))
@@ -84,7 +85,8 @@ def test_thm1_at_order_2_reduces_to_chi_over_nbar(n, epsilon0):
 @pytest.mark.parametrize("m", [1, 5, 100, 10**5])
 @pytest.mark.parametrize("epsilon0", [0.1, 2.0, 7.0])
 def test_thm5_is_exact_for_binary_rr_at_order_2(m, epsilon0):
-    # MATH §6.3: E[L^2] = 1 + chi/m for binary RR (Var L = chi/m), so Theorem 5 at alpha = 2
+    # docs/girgis-2021.md#theorem-5: E[L^2] = 1 + chi/m for binary RR (Var L = chi/m), so Theorem 5
+    # at alpha = 2
     # equals Theorem 3 (the forward special pair) at n = m.
     upper = g.rdp_upper_thm5(alpha=2, epsilon0=epsilon0, m=m).value
     exact = g.rdp_lower_thm3(alpha=2, epsilon0=epsilon0, n=m, backend="mp").value
@@ -113,7 +115,7 @@ def test_cor2_below_thm3_below_reverse():
 def test_cor1_where_the_papers_condition_holds_but_the_inequality_fails():
     # alpha = 2, n = 200, eps0 = 3e-5: alpha^4 e^(5 eps0) = 16.002 < n/9 = 22.2 (the paper's
     # sufficient condition holds) but T2 = chi/nbar ~ 9e-12 < E = exp(2 eps0 - 199/(8e)) ~
-    # 1.6e-11, so the simplification is not justified (MATH §6.7).
+    # 1.6e-11, so the simplification is not justified (docs/girgis-2021.md#corollary-1).
     alpha, n, epsilon0 = 2, 200, 3e-5
     assert alpha**4 * math.exp(5 * epsilon0) < n / 9
     with pytest.raises(RegimeError) as info:

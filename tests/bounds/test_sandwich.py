@@ -1,8 +1,8 @@
 """The sandwich of issue 3 in Renyi divergence and in epsilon(delta).
 
-Renyi (MATH §§5.2, 5.4, 6.5–6.10, 7.1), each link checked with certified ends (the lower
-end of the left side against the upper end of the right side, so a failure is a real
-violation):
+Renyi (docs/single-message.md, docs/girgis-2021.md, docs/clones-and-blankets.md), each
+link checked with certified ends (the lower end of the left side against the upper end
+of the right side, so a failure is a real violation):
 
     Thm 3 <= reverse order (exact) <= binary-RR worst case <= blanket pair <= clones pair
     blanket pair <= §6.5 refinement <= Thm 1 (Remark 2 at real orders)
@@ -95,7 +95,8 @@ def test_special_pair_agrees_between_protocol_and_bound(n, epsilon0, alpha):
 
 
 def clones_renyi_mp(n, epsilon0, alpha, digits=30):
-    """Independent mpmath Renyi divergence of the FMT clones pair (MATH §7.1), full sums:
+    """Independent mpmath Renyi divergence of the FMT clones pair
+    (docs/clones-and-blankets.md#clones-pair), full sums:
     C ~ Bin(n-1, e^-eps0), P_c(a) = w B_c(a) + (1-w) B_c(a-1), Q_c swapped, w = e/(e+1)."""
     with mpmath.workdps(digits):
         e = mpmath.exp(mpmath.mpf(epsilon0))

@@ -94,8 +94,10 @@ def test_optimal_conversion_dominates_a_brute_force_search(alpha, tau, delta):
 @pytest.mark.parametrize("epsilon, rounds", [(1.0, 1), (0.5, 10), (0.1, 300)])
 @pytest.mark.parametrize("delta", [1e-4, 1e-8])
 def test_conversions_are_sound_for_composed_randomized_response(rr, epsilon, rounds, delta):
-    """The RR curve is exact (MATH 2.4), and the exact delta of its k-fold composition is
-    KOV's binomial formula with delta = 0 (MATH 3.2): at every reported epsilon the exact
+    """The RR curve is exact (docs/conversions.md#pure-dp-to-rdp), and the exact delta of its
+    k-fold composition is
+    KOV's binomial formula with delta = 0 (docs/conversions.md#optimal-composition): at every
+    reported epsilon the exact
     delta must not exceed the target."""
     curve = RdpCurve.from_view(rr(epsilon)).times(rounds)
     for f in (cv.epsilon_mironov, cv.epsilon_cks, cv.epsilon_optimal):

@@ -1,5 +1,6 @@
-"""KOV optimal composition (MATH 3.2) against brute-force products and the binomial formula;
-DRV advanced composition (MATH 3.3) is never below it."""
+"""KOV optimal composition (docs/conversions.md#optimal-composition) against brute-force products
+and the binomial formula;
+DRV advanced composition (docs/conversions.md#advanced-composition) is never below it."""
 
 import math
 from fractions import Fraction

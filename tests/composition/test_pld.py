@@ -40,7 +40,8 @@ def test_single_shot_matches_the_exact_epsilon_within_discretization(view_1e4):
 
 
 def test_two_rounds_bracket_the_exact_product_of_a_non_symmetric_pair():
-    """The shuffled-RR pair is not symmetric (MATH 5.2: the orders differ); the exact
+    """The shuffled-RR pair is not symmetric (docs/single-message.md#binary-randomized-response:
+    the orders differ); the exact
     2-fold value comes from the product view, maximised over both orders."""
     view = binary_rr.view_pair(n=150, epsilon0=2.0, tail=None)
     product = view.product(view)

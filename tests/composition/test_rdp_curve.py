@@ -1,4 +1,5 @@
-"""RdpCurve: validation, the pure-DP curve (MATH 2.4), additivity (MATH 3.1), chord bounds."""
+"""RdpCurve: validation, the pure-DP curve (docs/conversions.md#pure-dp-to-rdp), additivity
+(docs/conversions.md#rdp-composition), chord bounds."""
 
 import json
 import math
@@ -39,7 +40,8 @@ def test_curve_from_view_matches_independent_rr_values(rr):
 
 
 def test_composition_adds_and_equals_the_product_pair(rr):
-    """D_alpha is additive over products (MATH 1.3): the curve of the product view equals
+    """D_alpha is additive over products (docs/divergences.md#renyi-divergence): the curve of the
+    product view equals
     the sum of the curves, up to the float evaluation's error."""
     a, b = rr(0.5), rr(1.5)
     orders = (1.5, 2.0, 4.0, 16.0)

@@ -1,4 +1,5 @@
-"""Subsampling (MATH 4): Zhu-Wang Thm 6 exact at alpha = 2 for a two-point mixture, an
+"""Subsampling (docs/conversions.md#subsampling): Zhu-Wang Thm 6 exact at alpha = 2 for a two-point
+mixture, an
 independent 40-digit evaluation of both formulas, limits and monotonicity."""
 
 import math

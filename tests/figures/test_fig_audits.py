@@ -1,5 +1,5 @@
 """Balcer-Cheu audit figure and GKM Theorem 6 table: CSV values against direct library calls
-and hand formulas (MATH 8.1-8.2, 9.5)."""
+and hand formulas (docs/balcer-cheu-2020.md, docs/gkm.md#utility-and-cost)."""
 
 from __future__ import annotations
 
@@ -67,12 +67,14 @@ def test_gkm_mse_and_messages_by_hand(gkm_rows):
         assert r["mse_ratio"] == pytest.approx(mse / gkm.dlap_variance(r["epsilon"]), rel=1e-12)
         msg1 = (1 - q) * (2 * s + 1) + 2 / (n * math.expm1(ep)) + 2 * lam / n  # Lemma 12
         assert r["messages_x1"] == pytest.approx(msg1, rel=1e-12)
-        # the printed Lemma 12 drops a lam/n (MATH 9.5): below the exact expectation
+        # the printed Lemma 12 drops a lam/n (docs/gkm.md#utility-and-cost): below the exact
+        # expectation
         assert r["messages_printed_lemma12"] < r["messages_x1"]
 
 
 def test_gkm_printed_q_breaks_the_claim_at_small_epsilon(gkm_rows):
-    # MATH 9.5: eps = 0.05 and 0.1 at rho = 0.5 violate the claim with the printed q;
+    # docs/gkm.md#utility-and-cost: eps = 0.05 and 0.1 at rho = 0.5 violate the claim with the
+    # printed q;
     # the corrected q restores it everywhere on the grid
     verdict = {(r["epsilon"], r["q_choice"]): r["claim_holds"] for r in gkm_rows}
     assert verdict[(0.05, "printed")] is False and verdict[(0.1, "printed")] is False

@@ -42,7 +42,8 @@ def test_lower_bounds_below_refined_below_theorem1(rows):
 
 
 def test_eq10_closed_form_by_hand(rows):
-    # eq. (10) reconstruction (MATH 6.11): 2 alpha e^(4 eps0) (e^eps0 - 1)^2 / n
+    # eq. (10) reconstruction (docs/girgis-2021.md#equation-10): 2 alpha e^(4 eps0) (e^eps0 - 1)^2
+    # / n
     for r in rows:
         e0, a, n = r["epsilon0"], r["alpha"], r["n"]
         assert r["eq10_upper"] == pytest.approx(2 * a * math.exp(4 * e0) * math.expm1(e0) ** 2
@@ -50,7 +51,8 @@ def test_eq10_closed_form_by_hand(rows):
 
 
 def test_curves_nondecreasing_in_order(rows):
-    # D_alpha is nondecreasing in alpha (MATH 1.3); the exact binary-RR values must be too
+    # D_alpha is nondecreasing in alpha (docs/divergences.md#renyi-divergence); the exact binary-RR
+    # values must be too
     for n, e in fig.QUICK_PANELS:
         sel = sorted((r for r in rows if (r["n"], r["epsilon0"]) == (n, e)),
                      key=lambda r: r["alpha"])

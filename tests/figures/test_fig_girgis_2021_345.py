@@ -29,7 +29,8 @@ def test_fig3_theorem1_column_is_lemma1_of_the_theorem1_curve(fig3_rows):
         curve = gp.closed_form_curve(girgis_2021.rdp_upper_thm1, n=10**4,
                                      epsilon0=r["epsilon0"], orders=ORDERS)
         assert r["thm1_cks"] == epsilon_cks(curve, delta=fig3.DELTA, real_orders=False).value
-        # Lemma 1 by hand at every order, minimised (MATH 2.2)
+        # Lemma 1 by hand at every order, minimised
+        # (docs/conversions.md#canonne-kamath-steinke-conversion)
         taus = [float(girgis_2021.rdp_upper_thm1(alpha=a, epsilon0=r["epsilon0"],
                                                  n=10**4).value) for a in ORDERS]
         by_hand = min(t + math.log((a - 1) / a) - (math.log(fig3.DELTA) + math.log(a)) / (a - 1)

@@ -2,7 +2,8 @@
 
 References: tests/reference/balcer_cheu_zsum.csv, written by make_balcer_cheu_zsum.py
 (mpmath, direct hockey-stick sums over loggamma PMFs + bisection; no library code);
-identities (both orders of hist equal by coordinate symmetry, MATH 8.4); relations
+identities (both orders of hist equal by coordinate symmetry,
+docs/balcer-cheu-2020.md#the-hist-protocol); relations
 (data processing: hist >= zsum; basic composition: hist(2 delta) <= 2 zsum(delta)); the
 mp/exact backends on small n.
 """

@@ -196,6 +196,7 @@ def test_hist_calibration_compares_with_the_paper_p_for_half_the_target():
     c = calibrate(protocol="hist", n=10**5, d=3, target_epsilon=1.0, target_delta=1e-6)
     from accountant.bounds.balcer_cheu_2020 import paper_p
     assert c.paper_p == paper_p(epsilon=0.5, delta=5e-7, n=10**5)
-    # and the paper's p does meet the hist target (Theorem 3.2(i) holds, MATH 8.4)
+    # and the paper's p does meet the hist target (Theorem 3.2(i) holds,
+    # docs/balcer-cheu-2020.md#the-hist-protocol)
     at_paper = bc.hist_epsilon(bc.BalcerCheuParameters(n=10**5, p=c.paper_p, d=3), 1e-6)
     assert float(at_paper) <= 1.0 and c.params.p > c.paper_p

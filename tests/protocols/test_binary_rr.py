@@ -1,4 +1,5 @@
-"""Shuffled binary RR (MATH 5.2): exact views against an independent mpmath computation,
+"""Shuffled binary RR (docs/single-message.md#binary-randomized-response): exact views against an
+independent mpmath computation,
 identities (mirror symmetry, E_Q L = 1), worst case over counts by brute force, bounds."""
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from accountant.result import Kind
 
 # ------------------------------------------------------------------ independent oracle
 def mp_special_pair(n: int, epsilon0: float, dps: int = 60):
-    """(P, Q) of the special pair by the ratio recurrence of MATH 0.6, at dps digits:
+    """(P, Q) of the special pair by the ratio recurrence of
+    docs/soundness.md#precision-and-cancellation, at dps digits:
     Q = Bin(n, p), P(k) = Q(k) (k e^eps0 + (n-k) e^-eps0)/n."""
     with mpmath.workdps(dps):
         e = mpmath.exp(mpmath.mpf(epsilon0))
@@ -35,7 +37,7 @@ def mp_special_pair(n: int, epsilon0: float, dps: int = 60):
 
 
 def mp_epsilon(P, Q, delta, dps: int = 60):
-    """epsilon(delta) of P||Q by MATH 1.2 (sorted losses), in mpmath."""
+    """epsilon(delta) of P||Q by docs/divergences.md#exact-inversion (sorted losses), in mpmath."""
     with mpmath.workdps(dps):
         pts = sorted(((mpmath.log(a / b), a, b) for a, b in zip(P, Q, strict=True) if a > 0),
                      key=lambda t: -t[0])
@@ -89,7 +91,8 @@ def test_special_pair_renyi_matches_mpmath(n, epsilon0, alpha):
 
 
 def test_reverse_order_is_the_larger_one_for_the_special_pair():
-    # MATH 5.2: D_a(M(D')||M(D)) (all zeros first) exceeds the forward order
+    # docs/single-message.md#binary-randomized-response: D_a(M(D')||M(D)) (all zeros first) exceeds
+    # the forward order
     P, Q = mp_special_pair(300, 1.0)
     view = binary_rr.view_pair(n=300, epsilon0=1.0, ones=0)
     fwd = view_renyi(view, 8, direction="P||Q")

@@ -19,7 +19,8 @@ DPS = 50
 
 
 def mp_order_delta(n: int, epsilon0: float, epsilon: float, ones: int) -> mpmath.mpf:
-    """H_{e^eps}(P || Q) for the pair with `ones` other users holding 1 (MATH 5.2), summed
+    """H_{e^eps}(P || Q) for the pair with `ones` other users holding 1
+    (docs/single-message.md#binary-randomized-response), summed
     over every outcome at 50 digits: an independent reference (no windows, no blocks)."""
     with mpmath.workdps(DPS):
         p = 1 / (mpmath.e ** mpmath.mpf(epsilon0) + 1)
@@ -81,7 +82,8 @@ def test_direct_lower_end_subtracts_the_truncated_mass():
 
 @pytest.mark.parametrize("n, epsilon0, at", [(80, 1.0, 1), (120, 2.0, 1)])
 def test_the_special_pair_is_not_always_the_worst_count(n, epsilon0, at):
-    # MATH 5.2 reports the special pair as the numerical worst case; over every count it is
+    # docs/single-message.md#binary-randomized-response reports the special pair as the numerical
+    # worst case; over every count it is
     # not always: one user holding the other bit gives a larger epsilon(1e-6) here
     delta = 1e-6
     res = binary_rr.epsilon_for_delta(n=n, epsilon0=epsilon0, delta=delta)
@@ -105,7 +107,8 @@ def test_n_2e4_is_exact_and_at_least_the_special_pair():
     assert "worst case over all 20000 counts" in res.upper.method
     assert float(res.special.value) <= hi
     assert hi - lo <= 1e-7 * hi
-    # the blanket pair (MATH 5.4) bounds every dataset from above
+    # the blanket pair (docs/single-message.md#blanket-pairs-for-k-rr) bounds every dataset from
+    # above
     blanket = clones.epsilon_for_delta(
         clones.blanket_k_rr(n=20_000, epsilon0=1.0, k=2), delta=1e-6)
     assert hi <= float(blanket.upper.value)

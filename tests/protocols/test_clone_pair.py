@@ -1,4 +1,5 @@
-"""Clones (FMT20, MATH 7.1) and blanket (MATH 5.4) pairs: per-c closed forms against the
+"""Clones (FMT20, docs/clones-and-blankets.md#clones-pair) and blanket
+(docs/single-message.md#blanket-pairs-for-k-rr) pairs: per-c closed forms against the
 explicit (c, x) view evaluated by the generic divergence code in mpmath, monotonicity in
 c, symmetry, and the ordering exact binary RR <= blanket <= clones for n from 2 upward."""
 

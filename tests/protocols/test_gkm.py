@@ -1,6 +1,6 @@
 """GKM counting: Condition 7, Theorem 6, Lemma 8 on exact views, GKMP20, utility, CLI.
 
-Hand derivations used below (MATH.md 9.1, 9.5):
+Hand derivations used below (docs/gkm.md#condition-7, docs/gkm.md#utility-and-cost):
 - epsilon = 1, epsilon' = 0.5, q = 0.1: s >= 2 log(1/((e - 1) 0.1)) / 0.5 = 4 log(5.8198)
   = 7.0447, so s = 8; lam >= e^0.5 / (1 - e^-0.25) * 8 = 1.64872 / 0.221199 * 8 = 59.6285.
 - Theorem 6 at epsilon = 1, rho = 0.5, n = 10: epsilon' = 1 - 0.005 = 0.995;
@@ -104,7 +104,7 @@ def test_lemma8_max_divergence_is_at_most_epsilon_for_every_dataset(params):
 
 
 def test_x1_is_1_direction_is_bounded_by_epsilon_prime():
-    # MATH 9.4: X||X' needs only the noise coordinate, so d_inf <= epsilon' (< epsilon);
+    # docs/gkm.md#lemma-8: X||X' needs only the noise coordinate, so d_inf <= epsilon' (< epsilon);
     # the bound is approached far out (lower bound within 1e-4 of it).
     params = gkm.gkm_parameters(**MINIMAL_N10)
     upper = gkm.max_divergence(params, ones=4, direction="P||Q")
@@ -214,7 +214,7 @@ def test_mse_exact_matches_enumeration_over_dropped_ones():
 def test_expected_messages_from_the_component_means():
     p = gkm.gkm_parameters(**MINIMAL_N10)
     r = math.exp(-p.epsilon_prime)
-    nb_mean = (1 / p.n) * r / (1 - r)  # NB(1/n, 1-r) mean, MATH 0.2
+    nb_mean = (1 / p.n) * r / (1 - r)  # NB(1/n, 1-r) mean, docs/README.md#distributions
     for x in (0, 1):
         direct = (1 - p.q) * (2 * p.s + x) + 2 * nb_mean + 2 * p.lam / p.n
         assert gkm.expected_messages(p, x=x) == pytest.approx(direct, rel=1e-13)

@@ -1,6 +1,6 @@
 """The exact 2-D GKM view: independent mpmath oracle, mass, incomplete gamma, outside box.
 
-The oracle `_mp_pmf` evaluates MATH.md 9.3's defining sum
+The oracle `_mp_pmf` evaluates docs/gkm.md#exact-view's defining sum
     P(a, b) = sum_{k1, k0} Bin(m1,1-q)(k1) Bin(m0,1-q)(k0)
               sum_{f=0}^{min(u,v)} Poi(lam)(f) (1-r) r^(u-f) (1-r) r^(v-f),
     u = a - s t - k1, v = b - s t, t = k0 + k1,

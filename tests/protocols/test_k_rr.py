@@ -1,4 +1,5 @@
-"""Shuffled k-RR (MATH 5.3, 5.4): the 2-D special pair against an independent mpmath
+"""Shuffled k-RR (docs/single-message.md#k-ary-randomized-response,
+docs/single-message.md#blanket-pairs-for-k-rr): the 2-D special pair against an independent mpmath
 multinomial sum, reduction to binary RR at k = 2, ordering in k, blanket >= special."""
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from accountant.result import Kind
 
 
 def mp_special_pair(n: int, epsilon0: float, k: int, dps: int = 50):
-    """(P, Q) on (a, b): Q = Mult(n; (e, 1, k-2)/(e+k-1)), P = Q L (MATH 5.3)."""
+    """(P, Q) on (a, b): Q = Mult(n; (e, 1, k-2)/(e+k-1)), P = Q L
+    (docs/single-message.md#k-ary-randomized-response)."""
     with mpmath.workdps(dps):
         e = mpmath.exp(mpmath.mpf(epsilon0))
         d = e + k - 1

@@ -1,4 +1,5 @@
-"""Any epsilon0-LDP randomizer (MATH 7.1): clones UPPER >= binary RR special pair LOWER,
+"""Any epsilon0-LDP randomizer (docs/clones-and-blankets.md#clones-pair): clones UPPER >= binary RR
+special pair LOWER,
 for every n >= 2, in (epsilon, delta) and in Renyi."""
 
 from __future__ import annotations

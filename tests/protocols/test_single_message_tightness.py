@@ -2,7 +2,8 @@
 
 Reference values of Wang et al. (VLDB 2024, "variation-ratio" reduction), as quoted in the
 issue: 0.0432 (1e4, 1), 0.00352 (1e6, 1), 0.000260 (1e8, 1), 0.0343 (1e6, 4). The exact
-special-pair values expected by the issue (MATH 5.2 numerics): 0.0357, 0.00285, 0.000204,
+special-pair values expected by the issue (docs/single-message.md#binary-randomized-response
+numerics): 0.0357, 0.00285, 0.000204,
 0.0240. The special pair is checked independently against mpmath in test_binary_rr.py.
 """
 
@@ -38,7 +39,8 @@ def test_special_pair_value_and_blanket_upper_beat_the_variation_ratio_bound(
 
 @pytest.mark.parametrize("k", [3, 5])
 def test_k_rr_flagged_blanket_grows_with_k_and_count_blanket_falls_below_binary(k):
-    # MATH 5.4 pair: fewer blanket users land on {x, x'} as k grows (q = 2/(e^eps0+k-1)),
+    # docs/single-message.md#blanket-pairs-for-k-rr pair: fewer blanket users land on {x, x'} as k
+    # grows (q = 2/(e^eps0+k-1)),
     # so its epsilon exceeds the binary blanket's. The pair revealing only N (k_rr's DP
     # upper bound) hides the report among all k symbols: below binary (Wang et al.: 0.00352
     # at k = 2, 0.00308 at k = 3), and below the 5.4 pair.

@@ -5,7 +5,8 @@ Method (mpmath, 40 digits): B(k) = C(n,k) p^k (1-p)^(n-k) from loggamma at every
 window [np - 40 sd - 50, np + 40 sd + 50] (the mass outside is below 1e-300, negligible
 at delta >= 1e-12); H_PQ(eps) = sum_k [B(k) - e^eps B(k-1)]_+ (Bin || 1+Bin) and
 H_QP(eps) = sum_k [B(k-1) - e^eps B(k)]_+ (1+Bin || Bin), each summed directly over the
-window (MATH.md 1.1, 8.2); epsilon(delta) of each order by bisection on eps to 1e-18
+window (docs/divergences.md#hockey-stick-divergence, docs/balcer-cheu-2020.md#exact-zsum-view);
+epsilon(delta) of each order by bisection on eps to 1e-18
 absolute (H is continuous and decreasing); the reported value is the max of both orders.
 No code of `accountant` is used. p is written in float.hex so the test uses the same p.
 

@@ -84,7 +84,8 @@ def test_zsum_fast_counts_fit_the_exact_view():
     params = bc.zsum_parameters(n=N, epsilon=EPSILON, delta=DELTA)
     rng = np.random.default_rng(5)
     counts, _ = s.zsum_fast(ones=1234, n=N, p=params.p, trials=TRIALS, rng=rng)
-    # the view P of the exact pair is Bin(n, p) up to the dataset's shift (MATH 8.2)
+    # the view P of the exact pair is Bin(n, p) up to the dataset's shift
+    # (docs/balcer-cheu-2020.md#exact-zsum-view)
     view = bc.zsum_view(params, tail=1e-12)
     pmf = shift(binomial(N, params.p, tail=1e-12), 1234)
     assert view.size > 0 and goodness_of_fit(counts, pmf).passed

@@ -155,7 +155,8 @@ def test_literal_sampler_matches_exact_view_n10():
 
 @pytest.mark.slow
 def test_simulation_reproduces_the_theorem6_mse_failure_and_the_fix():
-    # MATH.md 9.5 at epsilon = 0.1, rho = 0.5 (qn does not depend on n, so n = 100 shows
+    # docs/gkm.md#utility-and-cost at epsilon = 0.1, rho = 0.5 (qn does not depend on n, so n = 100
+    # shows
     # what n = 1e4 would): with the printed q the simulated all-ones MSE exceeds the claim
     # (1 + rho) Var(DLap(epsilon)) by > 3 standard errors; with the corrected q it is far
     # below; both match the exact Lemma 11 value within 3 standard errors.

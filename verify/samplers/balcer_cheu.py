@@ -1,7 +1,8 @@
 """Literal Balcer-Cheu zsum (Fig. 1) and hist (Fig. 2), plus a vectorized fast path.
 
 Balcer & Cheu, "Separating Local & Shuffled Differential Privacy via Histograms",
-ITC 2020, Sec. 3 (MATH.md 8.1, 8.4):
+ITC 2020, Sec. 3 (docs/balcer-cheu-2020.md#the-zsum-protocol,
+docs/balcer-cheu-2020.md#the-hist-protocol):
 
 Fig. 1, zsum (p in [1/2, 1)):
   randomizer R(x), x in {0, 1}: draw z ~ Bern(p); send x + z copies of the message 1.

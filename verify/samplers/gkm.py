@@ -8,7 +8,8 @@ Algorithm 1 (randomizer of user i with input x_i, n users):
   3. z+- ~ Poi(lam / n)                         (D_flood divided n ways);
   4. send y+ + z+ + z+- copies of +1 and y- + z- + z+- copies of -1.
 Shuffler: a uniformly random permutation of all messages.
-Algorithm 2 (analyzer): return the sum of the messages, V+ - V- (corrected, MATH.md 9.2:
+Algorithm 2 (analyzer): return the sum of the messages, V+ - V- (corrected,
+docs/gkm.md#randomizer-and-analyzer:
 the printed "- n s" is wrong).
 
 The GKMP20 protocol (`input_step="gkmp20"`) replaces step 1 by (y+, y-) = (x_i, 0).
@@ -16,7 +17,7 @@ The GKMP20 protocol (`input_step="gkmp20"`) replaces step 1 by (y+, y-) = (x_i, 
 This module is independent of `accountant.protocols.gkm.view` (it never looks at the
 exact PMF); the cross-check of the two is in tests/verify/test_gkm_crosscheck.py.
 numpy's negative_binomial(r, p) counts failures before r successes of probability p, the
-parameterization NB(r, p) of MATH.md 0.2.
+parameterization NB(r, p) of docs/README.md#distributions.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def sample_views(data: np.ndarray, *, epsilon_prime: float, q: float, s: int, la
 
 
 def simulate_summary(params: Any, *, ones: int, trials: int, seed: int) -> dict[str, Any]:
-    """Simulated MSE and messages per user against the exact values (MATH.md 9.5).
+    """Simulated MSE and messages per user against the exact values (docs/gkm.md#utility-and-cost).
 
     `params` is an `accountant.protocols.gkm.GkmParameters`; the dataset has `ones` ones
     (the first users) and n - ones zeros. Reports means, standard errors and z-scores.

@@ -91,9 +91,12 @@ _PAPER_BOUNDS = [
               _rdp_arguments, _rdp_handler(_G.rdp_lower_thm3)),
     BoundSpec("girgis-cor2", "Girgis et al. 2021 Corollary 2 lower bound", _rdp_arguments,
               _rdp_handler(_G.rdp_lower_cor2, integer=True)),
-    BoundSpec("girgis-reverse", "exact reverse-order lower bound (MATH 6.10)",
+    BoundSpec("girgis-reverse", "exact reverse-order lower bound "
+                                "(docs/girgis-2021.md#theorem-3-and-corollary-2)",
               _rdp_arguments, _rdp_handler(_G.rdp_lower_reverse)),
-    BoundSpec("girgis-refined", "Theorem 4 evaluated exactly (MATH 6.5), <= Theorem 1",
+    BoundSpec("girgis-refined", "Theorem 4 evaluated exactly "
+                                "(docs/girgis-2021.md#theorem-4-and-the-refined-bound), <= Theorem "
+                                "1",
               _rdp_arguments, _rdp_handler(_G.rdp_upper_refined)),
     BoundSpec("erlingsson-eq10", "Erlingsson et al. 2019 RDP curve (eq. 10; low-confidence "
               "reconstruction)", _rdp_arguments, _rdp_handler(erlingsson_2019.rdp_upper_eq10)),

@@ -2,10 +2,11 @@
 
 Claims audited (Balcer & Cheu, ITC 2020):
 - Theorem 3.1(i): zsum with p = 1 - 50 log(2/delta)/(epsilon^2 n) is (epsilon, delta)-DP.
-  Computed: the exact epsilon at delta, as a certified bracket (MATH 8.2).
+  Computed: the exact epsilon at delta, as a certified bracket
+  (docs/balcer-cheu-2020.md#exact-zsum-view).
 - Theorem 3.2(i): hist with the same p is (2 epsilon, 2 delta)-DP (basic composition over
   the two changed coordinates). Computed: the exact epsilon of the product pair at
-  2 delta (MATH 8.4), as a certified bracket.
+  2 delta (docs/balcer-cheu-2020.md#the-hist-protocol), as a certified bracket.
 
 The verdict comes from `accountant.audit.audit_claim`; `looseness` = claimed / computed.
 A grid point outside Theorem 3.1's regime (n < 100 log(2/delta)/epsilon^2, i.e. p < 1/2

@@ -1,7 +1,8 @@
 """Calibration of Balcer-Cheu zsum/hist: the least noise meeting a target (epsilon, delta).
 
 The paper sets p = 1 - 50 log(2/delta)/(epsilon^2 n) (Fig. 1), which is far more noise
-than the exact guarantee needs (MATH 8.2). `calibrate` finds the largest p (least noise,
+than the exact guarantee needs (docs/balcer-cheu-2020.md#exact-zsum-view). `calibrate` finds the
+largest p (least noise,
 g = 1 - p smallest) whose exact epsilon(delta) (`accountant.protocols.balcer_cheu`, a
 certified upper bound) is <= the target, within `tolerance` of it. The search is over
 the parameter g only (Illinois regula falsi on log g, bracketed, so every accepted point

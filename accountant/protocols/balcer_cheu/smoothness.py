@@ -1,7 +1,8 @@
 """Exact smoothness parameters of Bin(n, gamma), beside Lemma A.3's closed form.
 
 Balcer & Cheu, ITC 2020, Appendix A (from Ghazi, Golowich, Kumar, Pagh, Velingker);
-MATH.md 8.3. A law D on Z is (eps, delta, k)-smooth if for every shift k' in [-k, k]
+docs/balcer-cheu-2020.md#smoothness. A law D on Z is (eps, delta, k)-smooth if for every shift k'
+in [-k, k]
 
     Pr_{Y ~ D}[ D(Y) / D(Y + k') >= e^(|k'| eps) ] <= delta.
 

@@ -1,15 +1,17 @@
 """Balcer-Cheu zsum (Fig. 1) and hist (Fig. 2): exact views and exact privacy.
 
 Balcer & Cheu, "Separating Local & Shuffled Differential Privacy via Histograms",
-ITC 2020, Sec. 3 (MATH.md 8.1-8.4).
+ITC 2020, Sec. 3 (docs/balcer-cheu-2020.md#the-zsum-protocol to
+docs/balcer-cheu-2020.md#the-hist-protocol).
 
 zsum: each user sends x + z copies of the message "1", z ~ Bern(p). The shuffled view is
 sum x_i + Bin(n, p), so neighbouring datasets give exactly the pair Bin(n,p) against
 1 + Bin(n,p) (`accountant.pairs.binomial_shift_pair`), for both orders and every
-neighbouring pair (MATH 8.2). hist runs zsum on every coordinate of the one-hot input;
+neighbouring pair (docs/balcer-cheu-2020.md#exact-zsum-view). hist runs zsum on every coordinate of
+the one-hot input;
 neighbours that move one user from value a to value b give the product pair
 P = Bin x (1+Bin), Q = (1+Bin) x Bin on coordinates (a, b); all other coordinates are
-identical and independent, hence cancel (MATH 8.4).
+identical and independent, hence cancel (docs/balcer-cheu-2020.md#the-hist-protocol).
 
 Exact privacy is computed by the hockey-stick inversion (`accountant.divergence`) on a
 certified bulk window (residual mass added to delta, so results are UPPER bounds equal to
@@ -17,11 +19,11 @@ the exact value up to the stated error budget). For hist there are two independe
 evaluations: the 2-D sum over the product grid (`hist_epsilon`, `hist_delta`) and the
 privacy-loss convolution H(eps) = E_{K1}[H_2(eps - L_1(K1))] (`hist_delta_pld`), which
 conditions on the first coordinate's loss and evaluates the second coordinate's
-hockey-stick by cumulative sums (MATH 1.4); tests check they agree.
+hockey-stick by cumulative sums (docs/divergences.md#products); tests check they agree.
 
 Renyi and max-divergences are +inf in both orders (atoms k = 0 and k = n + 1: the outcome
 "no noise message at all" and "every user sent a noise message" have zero probability
-under one neighbour), so RDP accounting does not apply (MATH 8.2).
+under one neighbour), so RDP accounting does not apply (docs/balcer-cheu-2020.md#exact-zsum-view).
 """
 
 from __future__ import annotations
@@ -71,7 +73,8 @@ _D = Interval("d", 2, math.inf, closed="left", integer=True)
 _NAME = "protocols.balcer_cheu"
 INFINITE_DIVERGENCE_REASON = (
     "support-edge atoms: outcome k=0 (no noise message) has probability (1-p)^n under "
-    "Bin(n,p) and 0 under 1+Bin(n,p); k=n+1 has p^n and 0 the other way (MATH 8.2)")
+    "Bin(n,p) and 0 under 1+Bin(n,p); k=n+1 has p^n and 0 the other way "
+    "(docs/balcer-cheu-2020.md#exact-zsum-view)")
 # Residual mass allowed outside the bulk window, relative to the delta asked for: the
 # inversion spends it (target delta - tail), so it moves epsilon by ~1e-14 relative.
 _RELATIVE_TAIL = 1e-14
@@ -146,7 +149,8 @@ def _tail_for(delta: Any) -> float:
 
 def zsum_view(params: BalcerCheuParameters, *, backend: str = "float",
               tail: float | None = 1e-30, dps: int = DEFAULT_DPS) -> ViewPair:
-    """The exact neighbouring view Bin(n,p) vs 1 + Bin(n,p) (MATH 8.2).
+    """The exact neighbouring view Bin(n,p) vs 1 + Bin(n,p)
+    (docs/balcer-cheu-2020.md#exact-zsum-view).
 
     tail=None keeps the whole support (O(n) points, EXACT results with mp/exact).
     """
@@ -156,7 +160,8 @@ def zsum_view(params: BalcerCheuParameters, *, backend: str = "float",
 
 def hist_view(params: BalcerCheuParameters, *, tail: float | None = 1e-30) -> ViewPair:
     """The product pair P = Bin x (1+Bin), Q = (1+Bin) x Bin on the two changed
-    coordinates (MATH 8.4), float backend; tail is per coordinate."""
+    coordinates (docs/balcer-cheu-2020.md#the-hist-protocol), float backend; tail is per
+    coordinate."""
     one = zsum_view(params, tail=tail)
     return one.product(one.swapped())
 
@@ -168,7 +173,8 @@ def _source(locator: str) -> Source:
 def zsum_epsilon(params: BalcerCheuParameters, delta: Any, *, backend: str = "float",
                  direction: Direction | str = Direction.MAX, dps: int = DEFAULT_DPS,
                  tail: float | None = None, full_support: bool = False) -> Result:
-    """Exact epsilon(delta) of zsum, by the sorted-loss inversion (MATH 1.2, 8.2).
+    """Exact epsilon(delta) of zsum, by the sorted-loss inversion
+    (docs/divergences.md#exact-inversion, docs/balcer-cheu-2020.md#exact-zsum-view).
 
     tail defaults to min(1e-30, 1e-14 delta) (its mass is spent from delta); float
     results are UPPER with the float error and the tail folded in. full_support=True
@@ -179,7 +185,7 @@ def zsum_epsilon(params: BalcerCheuParameters, delta: Any, *, backend: str = "fl
     r = epsilon_for_delta(zsum_view(params, backend=backend, tail=tail, dps=dps), delta,
                           direction=direction, dps=dps)
     return r.with_(method=f"{_NAME}.zsum_epsilon <- {r.method}",
-                   source=_source("Fig. 1; exact view MATH 8.2"))
+                   source=_source("Fig. 1; exact view docs/balcer-cheu-2020.md#exact-zsum-view"))
 
 
 def zsum_epsilon_bracket(params: BalcerCheuParameters, delta: float, *,
@@ -201,13 +207,14 @@ def _refined_delta(evaluate: Any, first_tail: float) -> Result:
 
 def zsum_delta(params: BalcerCheuParameters, epsilon: float, *, backend: str = "float",
                direction: Direction | str = Direction.MAX, dps: int = DEFAULT_DPS) -> Result:
-    """Exact delta(epsilon) = H_{e^eps} of zsum (MATH 8.2), UPPER in float."""
+    """Exact delta(epsilon) = H_{e^eps} of zsum (docs/balcer-cheu-2020.md#exact-zsum-view), UPPER
+    in float."""
     EPSILON.check(epsilon)
     r = _refined_delta(lambda t: delta_for_epsilon(
         zsum_view(params, backend=backend, tail=t, dps=dps), epsilon, direction=direction,
         dps=dps), 1e-30)
     return r.with_(method=f"{_NAME}.zsum_delta <- {r.method}",
-                   source=_source("Fig. 1; exact view MATH 8.2"))
+                   source=_source("Fig. 1; exact view docs/balcer-cheu-2020.md#exact-zsum-view"))
 
 
 def _pruned_for_p_q(view: ViewPair, *, log_floor: float) -> ViewPair:
@@ -242,10 +249,12 @@ def _pruned_for_p_q(view: ViewPair, *, log_floor: float) -> ViewPair:
 
 def hist_epsilon(params: BalcerCheuParameters, delta: float, *, both_orders: bool = False,
                  tail: float | None = None) -> Result:
-    """Exact epsilon(delta) of hist by the 2-D sum over the product grid (MATH 1.4, 8.4).
+    """Exact epsilon(delta) of hist by the 2-D sum over the product grid
+    (docs/divergences.md#products, docs/balcer-cheu-2020.md#the-hist-protocol).
 
     The pair is mapped to its swap by exchanging the two coordinates, so both orders
-    have the same exact value (MATH 8.4); by default only P||Q is computed, on the
+    have the same exact value (docs/balcer-cheu-2020.md#the-hist-protocol); by default only P||Q is
+    computed, on the
     points that can contribute (`_pruned_for_p_q`, mass below 1e-16 delta / size moved
     to the residual), and reported as the maximum (both_orders=True computes both orders
     on the full grid, for tests). tail is per coordinate (default min(1e-30, 1e-14
@@ -263,7 +272,7 @@ def hist_epsilon(params: BalcerCheuParameters, delta: float, *, both_orders: boo
                               direction=Direction.P_Q).with_(direction=Direction.MAX)
         note = "2-D sum of P||Q; Q||P = P||Q by coordinate symmetry"
     return r.with_(method=f"{_NAME}.hist_epsilon ({note}) <- {r.method}",
-                   source=_source("Fig. 2; exact view MATH 8.4"))
+                   source=_source("Fig. 2; exact view docs/balcer-cheu-2020.md#the-hist-protocol"))
 
 
 def hist_epsilon_bracket(params: BalcerCheuParameters, delta: float, *,
@@ -290,7 +299,7 @@ def hist_delta(params: BalcerCheuParameters, epsilon: float, *,
     r = _refined_delta(lambda t: delta_for_epsilon(hist_view(params, tail=t / 2), epsilon,
                                                    direction=direction), 1e-30)
     return r.with_(direction=Direction.MAX, method=f"{_NAME}.hist_delta (2-D sum) <- {r.method}",
-                   source=_source("Fig. 2; exact view MATH 8.4"))
+                   source=_source("Fig. 2; exact view docs/balcer-cheu-2020.md#the-hist-protocol"))
 
 
 # ---------------------------------------------------------------- privacy-loss convolution
@@ -346,9 +355,11 @@ def _pld_delta(params: BalcerCheuParameters, epsilon: float, tail: float,
 
 def hist_delta_pld(params: BalcerCheuParameters, epsilon: float, *,
                    tail: float = 1e-30) -> Result:
-    """delta(epsilon) of hist by privacy-loss convolution (MATH 1.4), an evaluation
+    """delta(epsilon) of hist by privacy-loss convolution (docs/divergences.md#products), an
+    evaluation
     independent of the 2-D sum: UPPER, error budget = first-order float error bound plus
-    both coordinates' residual masses. Both orders are computed (they agree, MATH 8.4)."""
+    both coordinates' residual masses. Both orders are computed (they agree,
+    docs/balcer-cheu-2020.md#the-hist-protocol)."""
     EPSILON.check(epsilon)
     vals = [_pld_delta(params, float(epsilon), tail, o) for o in (Direction.P_Q, Direction.Q_P)]
     value, err = max(vals, key=lambda v: v[0] + v[1])
@@ -356,7 +367,8 @@ def hist_delta_pld(params: BalcerCheuParameters, epsilon: float, *,
                   kind=Kind.UPPER, direction=Direction.MAX, error_budget=err,
                   method=f"{_NAME}.hist_delta_pld (privacy-loss convolution) [P||Q="
                          f"{vals[0][0]:.6g}, Q||P={vals[1][0]:.6g}]",
-                  source=_source("Fig. 2; exact view MATH 8.4"), at=float(epsilon))
+                  source=_source("Fig. 2; exact view docs/balcer-cheu-2020.md#the-hist-protocol"),
+                  at=float(epsilon))
 
 
 def hist_epsilon_pld(params: BalcerCheuParameters, delta: float, *,
@@ -383,12 +395,14 @@ def hist_epsilon_pld(params: BalcerCheuParameters, delta: float, *,
     return Result(quantity="epsilon", value=hi, kind=Kind.UPPER, direction=Direction.MAX,
                   method=f"{_NAME}.hist_epsilon_pld (bisection on the PLD delta)",
                   error_budget=hi - lo if math.isfinite(hi) else 0.0,
-                  source=_source("Fig. 2; exact view MATH 8.4"), at=float(delta))
+                  source=_source("Fig. 2; exact view docs/balcer-cheu-2020.md#the-hist-protocol"),
+                  at=float(delta))
 
 
 # ---------------------------------------------------------------- infinite divergences
 def renyi_divergence(params: BalcerCheuParameters, alpha: float) -> Result:
-    """Renyi divergence of order alpha > 1 of zsum/hist: +inf, exactly (MATH 8.2).
+    """Renyi divergence of order alpha > 1 of zsum/hist: +inf, exactly
+    (docs/balcer-cheu-2020.md#exact-zsum-view).
 
     The reason is in `method`: for every alpha >= 1 a point with P > 0 = Q gives +inf.
     """
@@ -399,7 +413,8 @@ def renyi_divergence(params: BalcerCheuParameters, alpha: float) -> Result:
                   value=math.inf, kind=Kind.EXACT, direction=Direction.MAX,
                   method=f"{_NAME}.renyi_divergence ({protocol}: +inf by "
                          f"{INFINITE_DIVERGENCE_REASON})",
-                  source=_source("MATH 8.2 / 8.4"), order=float(alpha))
+                  source=_source("docs/balcer-cheu-2020.md#exact-zsum-view / "
+                                 "docs/balcer-cheu-2020.md#the-hist-protocol"), order=float(alpha))
 
 
 def max_divergence(params: BalcerCheuParameters) -> Result:

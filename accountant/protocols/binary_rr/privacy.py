@@ -1,4 +1,5 @@
-"""Shuffled binary randomized response: the protocol front (MATH.md sec. 5.2).
+"""Shuffled binary randomized response: the protocol front
+(docs/single-message.md#binary-randomized-response).
 
 The view pair of one count `ones` (how many of the other n-1 users hold a 1) and its
 notation are in `binary_rr_view`; relabelling 0 <-> 1 maps the pair with `ones` to the pair
@@ -10,8 +11,10 @@ This module is the protocol's front: the view pair (`binary_rr_view`), the all-c
 Mechanism level (ones=None): the worst case over all n counts, computed exactly (every
 count's pair evaluated, certified; delta and epsilon through `binary_rr_worst`) for
 n <= `EXACT_WORST_CASE_LIMIT` (Renyi: `RENYI_WORST_CASE_LIMIT`); beyond, the special
-pair (a LOWER bound on the mechanism) and the blanket pair of MATH 5.4 (a certified UPPER
-bound over all datasets) are both reported. MATH 5.2 calls the special pair the numerical
+pair (a LOWER bound on the mechanism) and the blanket pair of
+docs/single-message.md#blanket-pairs-for-k-rr (a certified UPPER
+bound over all datasets) are both reported. docs/single-message.md#binary-randomized-response calls
+the special pair the numerical
 worst case; over every count it is not always (n = 80, eps0 = 1 and n = 1e5, eps0 = 1 at
 delta = 1e-6: one or eight users holding the other bit give a slightly larger epsilon), so
 the output names the count attaining the maximum.

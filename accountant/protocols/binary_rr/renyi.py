@@ -1,8 +1,10 @@
-"""Renyi divergences of shuffled binary randomized response (MATH.md sec. 5.2).
+"""Renyi divergences of shuffled binary randomized response
+(docs/single-message.md#binary-randomized-response).
 
 The special pair's orders in one certified pass (`special_pair_renyi`), one count's pair
 through the generic view code, and the mechanism's worst case over every count for
-n <= RENYI_WORST_CASE_LIMIT (beyond it, the blanket pair of MATH 5.4 as the certified upper
+n <= RENYI_WORST_CASE_LIMIT (beyond it, the blanket pair of
+docs/single-message.md#blanket-pairs-for-k-rr as the certified upper
 bound). The max-divergence is epsilon0 for every pair.
 """
 
@@ -88,7 +90,8 @@ def special_pair_renyi(*, n: int, epsilon0: float,
     """(lower, upper) of the special pair's Renyi divergence at many orders at once.
 
     Maximum over both orders: E_Q[L^alpha] (P||Q) and E_Q[L^(1-alpha)] (Q||P), Q =
-    Bin(n, p), computed as log1p(sum_window Q expm1(beta loss) + residual) (MATH 0.6:
+    Bin(n, p), computed as log1p(sum_window Q expm1(beta loss) + residual)
+    (docs/soundness.md#precision-and-cancellation:
     the moment is 1 + tiny) with exact summation (fsum) and the closed-form loss. The
     window's outside Q-mass m_out (Chernoff-certified, chosen below e^-(alpha eps0 + 60))
     changes the moment by at most +m_out e^(alpha eps0) or -m_out. The values bracket the
@@ -205,7 +208,8 @@ def renyi_curve(*, n: int, epsilon0: float, alphas: Sequence[float],
     count: that pair's float evaluation (per order, via the generic divergence code);
     ones=None (the mechanism): lower = the special pair; upper = the maximum over every
     count for n <= RENYI_WORST_CASE_LIMIT (one scan for all orders), beyond it the blanket
-    pair's certified upper bound over all datasets (MATH 5.4). For composition.
+    pair's certified upper bound over all datasets (docs/single-message.md#blanket-pairs-for-k-rr).
+    For composition.
     """
     n, epsilon0, ones = check_parameters(n, epsilon0, ones)
     al = np.array([float(a) for a in alphas])

@@ -1,6 +1,7 @@
 """Shuffled binary randomized response: the exact view pair of one neighbouring pair.
 
-MATH.md sec. 5.2. Each of n users reports its bit b, flipped with probability
+docs/single-message.md#binary-randomized-response. Each of n users reports its bit b, flipped with
+probability
 p = 1/(e^epsilon0 + 1); the shuffler's output is equivalent to the number k of 1s.
 Neighbouring datasets differ in one user (P: that user holds 1, Q: it holds 0); the view
 depends on the other users only through `ones`, how many of them hold a 1:
@@ -35,7 +36,8 @@ from accountant.view import ViewPair
 
 # Certified mass left outside the bulk windows of the float views.
 DEFAULT_TAIL = 1e-250
-SOURCE = Source(citation="MATH.md (shuffled randomized response)", locator="sec. 5.2")
+SOURCE = Source(citation="shuffled randomized response",
+                locator="docs/single-message.md#binary-randomized-response")
 METHOD = "protocols.binary_rr"
 
 __all__ = ["flip_probability", "special_loss", "view_pair", "DEFAULT_TAIL"]
@@ -60,7 +62,8 @@ def check_parameters(n: Any, epsilon0: Any, ones: Any = 0) -> tuple[int, float, 
 
 
 def special_loss(k: np.ndarray, *, n: int, epsilon0: float) -> tuple[np.ndarray, np.ndarray]:
-    """(log L(k), absolute error bound) for the special pair (ones = 0), MATH 5.2.
+    """(log L(k), absolute error bound) for the special pair (ones = 0),
+    docs/single-message.md#binary-randomized-response.
 
     L(k) - 1 = 2 sinh(epsilon0) (k - n p)/n, with n p split exactly (two_product) so that
     k - n p is accurate to an ulp of itself; log1p then keeps the loss accurate to a few

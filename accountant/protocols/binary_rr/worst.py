@@ -1,6 +1,7 @@
 """delta(epsilon) of shuffled binary RR for every neighbouring pair at once, certified.
 
-MATH.md sec. 5.2. With `m` of the other n-1 users holding a 1 and the differing user
+docs/single-message.md#binary-randomized-response. With `m` of the other n-1 users holding a 1 and
+the differing user
 holding 1 (P) or 0 (Q), the number of 1s seen by the analyzer has
 
     O_m = Bin(m, 1-p) * Bin(n-1-m, p),

@@ -2,7 +2,8 @@
 
 Ghazi, Kumar, Manurangsi, Pagh, "Private Counting from Anonymous Messages: Near-Optimal
 Accuracy with Vanishing Communication Overhead", ICML 2020, as described in Ghazi, Kumar,
-Manurangsi, "Pure-DP Aggregation in the Shuffle Model", Sec. 1.2 and Sec. 3.1 (MATH.md 9.6):
+Manurangsi, "Pure-DP Aggregation in the Shuffle Model", Sec. 1.2 and Sec. 3.1
+(docs/gkm.md#why-gkmp20-is-not-pure-dp):
 a user with x = 1 sends one +1 (deterministic input step, nothing for x = 0), plus
 Geo(1 - e^-epsilon')-divided noise and Poi(lam)-divided flood messages, exactly as in the
 GKM protocol. Its view is the GKM view with q = 0 and s = 0 (V+ = m1 + N+ + F,

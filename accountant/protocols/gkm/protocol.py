@@ -3,12 +3,15 @@
 Ghazi, Kumar, Manurangsi, "Pure-DP Aggregation in the Shuffle Model: Error-Optimal and
 Communication-Efficient": Condition 7 (the parameter constraints), Theorem 6 (the parameter
 choice from (epsilon, rho, n)), Lemma 8 (epsilon-DP), Lemma 11 (MSE), Lemma 12 (messages).
-MATH.md sec. 9 restates them with the errata found in the paper:
+docs/gkm.md#ghazi-kumar-manurangsi-pure-dp-counting restates them with the errata found in the
+paper:
 
-- the analyzer returns V+ - V- (Algorithm 2's "- n s" is wrong, MATH 9.2);
+- the analyzer returns V+ - V- (Algorithm 2's "- n s" is wrong,
+docs/gkm.md#randomizer-and-analyzer);
 - Theorem 6's q = 0.1 rho Var(DLap(epsilon)) / n breaks the MSE claim at small epsilon;
-  `theorem6_parameters(corrected_q=True)` uses q = 0.1 rho min(1, V) / n (MATH 9.5);
-- Lemma 12's expected message count carries 2 lam / n, not lam / n (MATH 9.5).
+  `theorem6_parameters(corrected_q=True)` uses q = 0.1 rho min(1, V) / n
+  (docs/gkm.md#utility-and-cost);
+- Lemma 12's expected message count carries 2 lam / n, not lam / n (docs/gkm.md#utility-and-cost).
 
 The exact view and its certified max-divergence live in `accountant.protocols.gkm.view`;
 this module validates parameters and wires the CLI (`gkm-count`).
@@ -121,7 +124,8 @@ def _lam_factor(*, epsilon: float, epsilon_prime: float) -> float:
 
 def condition7_failures(*, epsilon: float, epsilon_prime: float, q: float, s: int,
                         lam: float) -> list[str]:
-    """The inequalities of Condition 7 (GKM; MATH.md 9.1) that fail, each spelled out."""
+    """The inequalities of Condition 7 (GKM; docs/gkm.md#condition-7) that fail, each spelled
+    out."""
     out = []
     if not epsilon_prime < epsilon:
         out.append(f"epsilon_prime < epsilon (got epsilon_prime={epsilon_prime!r}, "
@@ -204,7 +208,7 @@ def theorem6_parameters(*, n: int, epsilon: float, rho: float,
     """Theorem 6's choice: eps' = eps - 0.01 rho min(eps, 1), q, minimal s and lam.
 
     q = 0.1 rho Var(DLap(eps)) / n as printed, or, with corrected_q, q = 0.1 rho min(1, V)/n
-    (MATH.md 9.5: the printed q breaks the MSE claim at small epsilon).
+    (docs/gkm.md#utility-and-cost: the printed q breaks the MSE claim at small epsilon).
 
     Raises:
         ParameterError: n, epsilon or rho (in (0, 1/2]) outside its domain.
@@ -228,7 +232,8 @@ def theorem6_parameters(*, n: int, epsilon: float, rho: float,
 
 # ------------------------------------------------------------------ utility and cost
 def dlap_variance(a: float) -> float:
-    """Var(DLap(a)) = 2 e^-a / (1 - e^-a)^2 (MATH.md 0.2; parameter a = epsilon)."""
+    """Var(DLap(a)) = 2 e^-a / (1 - e^-a)^2 (docs/README.md#distributions; parameter a =
+    epsilon)."""
     EPSILON0.named("a").check(a)
     return 2.0 * math.exp(-a) / math.expm1(-a) ** 2
 
@@ -252,7 +257,7 @@ def mse_upper_lemma11(params: GkmParameters) -> float:
 
 
 def expected_messages(params: GkmParameters, *, x: int) -> float:
-    """E[# messages of a user with input x] (Lemma 12, corrected; MATH.md 9.5).
+    """E[# messages of a user with input x] (Lemma 12, corrected; docs/gkm.md#utility-and-cost).
 
     (1-q)(2s + x) + 2/(n (e^eps' - 1)) + 2 lam / n. For GKMP20 (q = 0, s = 0) this is
     x + 2/(n (e^eps' - 1)) + 2 lam / n.

@@ -1,4 +1,4 @@
-"""Exact 2-D view (V+, V-) of the Ghazi-Kumar-Manurangsi counting protocol (MATH.md 9.3).
+"""Exact 2-D view (V+, V-) of the Ghazi-Kumar-Manurangsi counting protocol (docs/gkm.md#exact-view).
 
 Ghazi, Kumar, Manurangsi, "Pure-DP Aggregation in the Shuffle Model: Error-Optimal and
 Communication-Efficient" (Algorithms 1-2, Lemma 8). A dataset with m1 ones and m0 zeros
@@ -26,7 +26,7 @@ log-PMFs (`special.poisson_logpmf`), whose error is provable (each step adds a f
 rather than by `scipy.special.gammaincc`, whose error is not documented and which
 underflows for M << lam / r^2; the tests check the two agree (and mpmath's gammainc).
 
-Infinite support, certified (proof of MATH 9.3's "constant along rays"). Let k* be the
+Infinite support, certified (proof of docs/gkm.md#exact-view's "constant along rays"). Let k* be the
 largest k1 of any shift of either dataset and choose B0, then a box [0, A)^2 with
 A >= B0 + k*. Any point outside the box lies in one of three regions:
 
@@ -75,7 +75,7 @@ __all__ = [
 ]
 
 SOURCE = Source(citation="Ghazi, Kumar, Manurangsi, Pure-DP Aggregation in the Shuffle Model",
-                locator="Algorithms 1-2, Lemma 8; exact view of MATH.md 9.3")
+                locator="Algorithms 1-2, Lemma 8; exact view of docs/gkm.md#exact-view")
 
 # Per elementary float operation (logaddexp, add), in units of the value's magnitude.
 _STEP = 4 * UNIT_ROUNDOFF

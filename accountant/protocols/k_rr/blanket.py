@@ -1,6 +1,7 @@
 """Shuffled k-RR: the blanket pair that reveals only the blanket size N (k >= 3 upper bound).
 
-Tighter than the MATH 5.4 pair (`clone_pair.blanket_k_rr`), which also reveals whether the
+Tighter than the docs/single-message.md#blanket-pairs-for-k-rr pair (`clone_pair.blanket_k_rr`),
+which also reveals whether the
 differing user's report fell outside {x, x'}: at n = 1e6, eps0 = 1, k = 10, delta = 1e-6 it
 gives epsilon 0.00186 instead of 0.0585. For k = 2 the two pairs coincide.
 
@@ -52,7 +53,8 @@ with the bounds, the lower end the largest. On slice s, P - gamma Q = C (e-1)(1+
 <= 16u (x*_s + 1), float x* and the rounded w's), which changes H_s by at most 34u
 (1+gamma) P(s, a) <= 34u (1+gamma) P(slice s): added for every slice with a near-tie.
 
-Renyi divergences of this pair are not implemented (k_rr uses the MATH 5.4 pair for those).
+Renyi divergences of this pair are not implemented (k_rr uses the
+docs/single-message.md#blanket-pairs-for-k-rr pair for those).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Shuffled k-ary randomized response: the special pair (exact) and the blanket pair (upper).
 
-MATH.md 5.3, 5.4. Each user reports its symbol with probability e^eps0/(e^eps0+k-1) and
+docs/single-message.md#k-ary-randomized-response, docs/single-message.md#blanket-pairs-for-k-rr.
+Each user reports its symbol with probability e^eps0/(e^eps0+k-1) and
 each other symbol with probability 1/(e^eps0+k-1).
 
 - Special pair (5.3): every other user holds x; the differing user holds x (Q) or x'
@@ -10,7 +11,8 @@ each other symbol with probability 1/(e^eps0+k-1).
 - Blanket pairs: certified UPPER bounds over every neighbouring pair of k-RR. DP values
   (`epsilon_for_delta`, `delta_for_epsilon`) use `k_rr_blanket` (reveals only the blanket
   size N; far tighter for k >= 3, equal to 5.4 at k = 2, where 5.4's code is used); Renyi
-  values use the MATH 5.4 pair (`clone_pair.blanket_k_rr`, which also reveals whether the
+  values use the docs/single-message.md#blanket-pairs-for-k-rr pair (`clone_pair.blanket_k_rr`,
+  which also reveals whether the
   differing user's report left {x, x'}), as k_rr_blanket has no Renyi evaluation yet.
 """
 
@@ -46,7 +48,8 @@ __all__ = [
 
 # Largest n for which the special pair's 2-D grid (~ (16 sd)^2 points) is built.
 SPECIAL_PAIR_LIMIT = 200_000
-_SOURCE = Source(citation="MATH.md (shuffled k-RR)", locator="sec. 5.3 special pair")
+_SOURCE = Source(citation="shuffled k-RR special pair",
+                 locator="docs/single-message.md#k-ary-randomized-response")
 _METHOD = "protocols.k_rr"
 
 
@@ -137,14 +140,16 @@ def special_pair(*, n: int, epsilon0: float, k: int, tail: float = 1e-30) -> Vie
 
 
 def blanket_pair(*, n: int, epsilon0: float, k: int) -> clone_pair.ClonePair:
-    """The blanket pair of MATH 5.4: a certified upper bound over all neighbouring pairs
+    """The blanket pair of docs/single-message.md#blanket-pairs-for-k-rr: a certified upper bound
+    over all neighbouring pairs
     (used here for Renyi values; `k_rr_blanket.blanket_count_pair` is tighter for DP)."""
     n, epsilon0, k = check_parameters(n, epsilon0, k)
     return clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=k)
 
 
 def _upper_pair(n: int, epsilon0: float, k: int) -> tuple[Any, Any]:
-    """(module, pair) of the DP upper bound: the MATH 5.4 pair at k = 2 (it reveals nothing
+    """(module, pair) of the DP upper bound: the docs/single-message.md#blanket-pairs-for-k-rr pair
+    at k = 2 (it reveals nothing
     more there), the pair revealing only N (`k_rr_blanket`) for k >= 3."""
     if k == 2:
         return clone_pair, blanket_pair(n=n, epsilon0=epsilon0, k=k)

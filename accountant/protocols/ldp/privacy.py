@@ -1,11 +1,13 @@
 """Any epsilon0-LDP randomizer, shuffled: the clones pair (upper) and binary RR (lower).
 
-MATH.md 7.1 (Feldman, McMillan, Talwar, "Hiding among the clones", FOCS 2021): for every
+docs/clones-and-blankets.md#clones-pair (Feldman, McMillan, Talwar, "Hiding among the clones", FOCS
+2021): for every
 epsilon0-LDP randomizer and every neighbouring pair, the shuffled view is a
 post-processing of the clones pair (`clone_pair.fmt_clones`), so every divergence of that
 pair (delta(epsilon), epsilon(delta), Renyi of any real order > 1, max) is a certified
 UPPER bound for the whole class. Binary randomized response is in the class, so the
-exact value of its special pair (MATH 5.2) is a LOWER bound on the worst case over the
+exact value of its special pair (docs/single-message.md#binary-randomized-response) is a LOWER
+bound on the worst case over the
 class; both are reported, so users see how tight the upper bound is.
 """
 
@@ -38,7 +40,7 @@ def check_parameters(n: Any, epsilon0: Any) -> tuple[int, float]:
 
 
 def clones_pair(*, n: int, epsilon0: float) -> clone_pair.ClonePair:
-    """FMT20's clones pair for n users and epsilon0 (MATH 7.1)."""
+    """FMT20's clones pair for n users and epsilon0 (docs/clones-and-blankets.md#clones-pair)."""
     n, epsilon0 = check_parameters(n, epsilon0)
     return clone_pair.fmt_clones(n=n, epsilon0=epsilon0)
 
@@ -46,7 +48,8 @@ def clones_pair(*, n: int, epsilon0: float) -> clone_pair.ClonePair:
 def _lower_note(r: Result) -> Result:
     return r.with_(kind=Kind.LOWER, method=f"{_METHOD}: binary RR special pair "
                    f"(exact pair value, a lower bound on the class) via {r.method}",
-                   source=Source(citation="MATH.md", locator="sec. 5.2 (binary RR in the class)"))
+                   source=Source(citation="binary RR in the class",
+                                 locator="docs/single-message.md#binary-randomized-response"))
 
 
 def epsilon_for_delta(*, n: int, epsilon0: float, delta: float) -> Bracket:
@@ -114,4 +117,6 @@ def max_divergence(*, n: int, epsilon0: float) -> Result:
     return Result(quantity="max_divergence", value=float(epsilon0), kind=Kind.EXACT,
                   direction=Direction.MAX, order=math.inf,
                   method=f"{_METHOD}.max_divergence (LDP post-processing; attained by "
-                  "binary RR)", source=Source(citation="MATH.md", locator="sec. 5.2, 7.1"))
+                  "binary RR)", source=Source(
+                      citation="LDP post-processing; binary RR attains it",
+                      locator="docs/clones-and-blankets.md#clones-pair"))
