@@ -31,7 +31,8 @@ from accountant.numeric.logspace import logsumexp
 from accountant.numeric.mp import to_mpf
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 
-__all__ = ["PMF", "BACKENDS", "shift", "mixture", "convolve", "product", "check_backend"]
+__all__ = ["PMF", "BACKENDS", "shift", "reflect", "mixture", "convolve", "product",
+           "check_backend"]
 
 BACKENDS = ("float", "mp", "exact")
 
@@ -173,6 +174,26 @@ def shift(pmf: PMF, by: int | Sequence[int]) -> PMF:
     """The law of X + by (by an integer or a vector of integers)."""
     by_t = (by,) * pmf.ndim if isinstance(by, int | np.integer) else tuple(by)
     return replace(pmf, offset=tuple(int(o + b) for o, b in zip(pmf.offset, by_t, strict=True)))
+
+
+def reflect(pmf: PMF, about: int | Sequence[int]) -> PMF:
+    """The law of about - X (coordinate-wise): e.g. Bin(n, 1-p) as reflect(Bin(n, p), n).
+
+    Args:
+        pmf: the law of X.
+        about: an integer, or one integer per coordinate.
+
+    Returns:
+        The PMF of about - X, with the same outside mass, error bounds and exactness.
+    """
+    about_t = (about,) * pmf.ndim if isinstance(about, int | np.integer) else tuple(about)
+    axes = tuple(range(pmf.ndim))
+    values = np.flip(pmf.values, axis=axes)
+    log_error = (np.flip(pmf.log_error, axis=axes) if np.ndim(pmf.log_error) == pmf.ndim
+                 else pmf.log_error)
+    offset = tuple(int(a - (o + size - 1)) for a, o, size
+                   in zip(about_t, pmf.offset, pmf.values.shape, strict=True))
+    return replace(pmf, offset=offset, values=values, log_error=log_error)
 
 
 def _same_backend(pmfs: Sequence[PMF]) -> str:

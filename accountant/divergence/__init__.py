@@ -9,6 +9,7 @@ from accountant.divergence.hockey_stick import (
 from accountant.divergence.renyi import (
     kl_divergence,
     max_divergence,
+    renyi_bracket,
     renyi_divergence,
     renyi_divergences,
 )
@@ -19,6 +20,7 @@ __all__ = [
     "delta_bracket",
     "epsilon_bracket",
     "renyi_divergence",
+    "renyi_bracket",
     "renyi_divergences",
     "max_divergence",
     "kl_divergence",

@@ -20,6 +20,7 @@ safe direction; the residual mass `tail_p` is added to delta (subadditivity, see
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -206,10 +207,26 @@ def _epsilon_float(view: ViewPair, delta: Any, side: int) -> float:
 
 
 # ------------------------------------------------------------------ mp / exact backends
+def _objects_exact(view: ViewPair) -> bool:
+    """An mp/exact value is exact only if the grid holds all of P's mass with true values
+    (no residual, not a truncated convolution's lower-bound values)."""
+    return view.tail_p == 0 and view.grid_exact
+
+
 def _delta_objects(view: ViewPair, gamma: Any) -> Any:
     total = sum((pi - gamma * qi for pi, qi in zip(view.p, view.q, strict=True)
                  if pi > gamma * qi), gamma * 0)
     return total + view.tail_p
+
+
+def _delta_objects_lower(view: ViewPair, gamma: Any) -> Any:
+    """A certified lower end of H_gamma from an mp grid: the grid's own sum (truncated
+    outcomes only add), less gamma tail_q when the grid's Q values are lower bounds (Q
+    may be larger at grid points by at most its missing mass)."""
+    total = _delta_objects(view, gamma) - view.tail_p
+    if not view.grid_exact:
+        total -= gamma * view.tail_q
+    return max(total, 0 * total)
 
 
 def _epsilon_objects(view: ViewPair, delta: Any) -> Any:
@@ -274,7 +291,7 @@ def delta_for_epsilon(view: ViewPair, epsilon: float | None = None, *,
                 gamma = (mpmath.exp(mpmath.mpf(epsilon)) if epsilon is not None
                          else to_mpf(exp_epsilon))
             value = _delta_objects(v, gamma)
-        kind = Kind.UPPER if v.tail_p > 0 else Kind.EXACT
+        kind = Kind.EXACT if _objects_exact(v) else Kind.UPPER
         return Result(quantity="delta", value=value if not isinstance(value, int) else
                       Fraction(value), kind=kind, direction=d,
                       method=f"{_METHOD}.delta_for_epsilon ({backend_note(v)})",
@@ -288,8 +305,6 @@ def _clip1(x: Any) -> Any:
 
 
 def _to_mp(view: ViewPair) -> ViewPair:
-    from dataclasses import replace
-
     conv = np.vectorize(to_mpf, otypes=[object])
     return replace(view, backend="mp", p=conv(view.p), q=conv(view.q),
                    tail_p=to_mpf(view.tail_p), tail_q=to_mpf(view.tail_q))
@@ -317,7 +332,7 @@ def epsilon_for_delta(view: ViewPair, delta: Any, *, direction: Direction | str 
             dl = delta if v.backend == "exact" and isinstance(delta, Fraction) else (
                 Fraction(delta) if v.backend == "exact" else to_mpf(delta))
             value = _epsilon_objects(v, dl)
-        kind = Kind.UPPER if v.tail_p > 0 else Kind.EXACT
+        kind = Kind.EXACT if _objects_exact(v) else Kind.UPPER
         return Result(quantity="epsilon", value=value, kind=kind, direction=d,
                       method=f"{_METHOD}.epsilon_for_delta ({backend_note(v)})",
                       error_budget=0.0, at=float(delta))
@@ -351,7 +366,13 @@ def delta_bracket(view: ViewPair, epsilon: float, *,
     EPSILON.check(epsilon)
     if view.backend != "float":
         r = delta_for_epsilon(view, epsilon, direction=direction)
-        return r, r
+        if r.kind is Kind.EXACT:
+            return r, r
+        with mpmath.workdps(DEFAULT_DPS):
+            gamma = mpmath.exp(mpmath.mpf(epsilon))
+            lows = [_delta_objects_lower(_to_mp(v) if v.backend == "exact" else v, gamma)
+                    for v in _sides(view, direction)]
+        return _bracket("delta", max(lows), r.value, direction, epsilon, "delta_bracket")
     vals = [_delta_float(v, float(epsilon)) for v in _sides(view, direction)]
     lower = max((v[0] for v in vals), key=to_mpf)
     upper = max((v[2] for v in vals), key=to_mpf)
@@ -366,7 +387,13 @@ def epsilon_bracket(view: ViewPair, delta: float, *,
     DELTA.check(delta)
     if view.backend != "float":
         r = epsilon_for_delta(view, delta, direction=direction)
-        return r, r
+        if r.kind is Kind.EXACT:
+            return r, r
+        with mpmath.workdps(DEFAULT_DPS):
+            lows = [_epsilon_objects(replace(_to_mp(v) if v.backend == "exact" else v,
+                                             tail_p=0), to_mpf(delta)) if v.grid_exact
+                    else mpmath.mpf(0) for v in _sides(view, direction)]
+        return _bracket("epsilon", max(lows), r.value, direction, delta, "epsilon_bracket")
     sides = _sides(view, direction)
     lower = max(_epsilon_float(v, delta, -1) for v in sides)
     upper = max(_epsilon_float(v, delta, +1) for v in sides)

@@ -29,13 +29,15 @@ from accountant.divergence.common import (
     over_directions,
 )
 from accountant.domains import ALPHA
+from accountant.errors import ParameterError
 from accountant.numeric.logspace import logsumexp
 from accountant.numeric.mp import to_mpf
 from accountant.numeric.rounding import UNIT_ROUNDOFF, sum_relative_error
 from accountant.result import Direction, Kind, Result
 from accountant.view import ViewPair
 
-__all__ = ["renyi_divergence", "renyi_divergences", "max_divergence", "kl_divergence"]
+__all__ = ["renyi_divergence", "renyi_bracket", "renyi_divergences", "max_divergence",
+           "kl_divergence"]
 
 _METHOD = "divergence.renyi"
 
@@ -60,9 +62,10 @@ def _renyi_float(v: ViewPair, alpha: float) -> tuple[float, float]:
     lp, loss = v.p[ok], v.loss[ok]
     lerr = arr(v.log_error, n)[ok] + ULP_SLACK
     lossr = arr(v.loss_error, n)[ok] + 4 * UNIT_ROUNDOFF * np.abs(loss)
+    log_resid = _log_residual_term(v, a1)
     resid = _residual_term(v, a1)
     expo = a1 * loss
-    if lp.size and float(np.max(expo + a1 * lossr)) < 600.0:
+    if lp.size and float(np.max(expo + a1 * lossr)) < 600.0 and log_resid < 600.0:
         p = np.exp(lp)
         terms = p * np.expm1(expo)
         x = math.fsum(terms)
@@ -79,21 +82,64 @@ def _renyi_float(v: ViewPair, alpha: float) -> tuple[float, float]:
         nominal = log_s / a1
         log_su = (logsumexp(lp + lerr + expo + a1 * lossr)
                   + math.log1p(sum_relative_error(lp.size) + ULP_SLACK))
-        if resid > 0:
-            log_su = float(np.logaddexp(log_su, math.log(resid)))
+        log_su = float(np.logaddexp(log_su, log_resid))
         upper = log_su / a1
     upper = max(upper, 0.0) * (1 + ULP_SLACK) + 2 * UNIT_ROUNDOFF
     return max(nominal, 0.0), upper
 
 
-def _residual_term(v: ViewPair, a1: float) -> float:
-    """Upper bound on E over the residual of e^((alpha-1) L): tail_p e^((alpha-1) B)."""
+def _renyi_float_lower(v: ViewPair, alpha: float) -> float:
+    """Certified lower end of D_alpha(P||Q) from the grid of a float view.
+
+    The moment E_P[e^((alpha-1) L)] is at least its sum over the grid (the truncated
+    outcomes only add), and that sum is at least x + 1 - tail_p with
+    x = sum_grid P expm1((alpha-1) L); every term is lowered by its error bound. On a grid
+    of lower-bound values (a truncated convolution) the true Q at a grid point is at most
+    the grid value plus tail_q, and the term decreases in Q, so the loss is lowered to
+    log P - log(Q + tail_q) first.
+    """
+    a1 = alpha - 1.0
+    n = v.size
+    ok = np.isfinite(v.p) & ~np.isneginf(v.loss)
+    lp, loss = v.p[ok], v.loss[ok]
+    if not lp.size:
+        return 0.0
+    if not v.grid_exact and v.tail_q > 0:
+        loss = lp - np.logaddexp(lp - loss, math.log(float(v.tail_q)) + ULP_SLACK)
+    lerr = arr(v.log_error, n)[ok] + ULP_SLACK
+    lossr = arr(v.loss_error, n)[ok] + 4 * UNIT_ROUNDOFF * np.abs(loss)
+    expo = a1 * loss
+    if float(np.max(expo + a1 * lossr)) < 600.0:
+        p = np.exp(lp)
+        terms = p * np.expm1(expo)
+        err = float(np.sum(np.abs(terms) * np.expm1(lerr)
+                           + p * np.exp(expo) * np.expm1(a1 * lossr) * (1 + np.expm1(lerr))
+                           + np.abs(terms) * 4 * UNIT_ROUNDOFF)) * (1 + 1e-9)
+        x_low = math.fsum(terms) - err - float(v.tail_p) * (1 + 1e-12)
+        lower = math.log1p(x_low) / a1 if x_low > -1 else 0.0
+    else:
+        log_s = (logsumexp(lp - lerr + expo - a1 * lossr)
+                 - math.log1p(sum_relative_error(lp.size) + ULP_SLACK))
+        lower = log_s / a1
+    return max(lower * (1 - ULP_SLACK) - 2 * UNIT_ROUNDOFF, 0.0)
+
+
+def _log_residual_term(v: ViewPair, a1: float) -> float:
+    """Upper bound on the log of E over the residual of e^((alpha-1) L):
+    log(tail_p) + (alpha-1) B, kept in log space (it exceeds the float range at high
+    orders; capping the exponent there made the upper bound optimistic)."""
     t = float(v.tail_p)
     if t == 0:
-        return 0.0
+        return -math.inf
     if not math.isfinite(v.residual_loss_bound):
         return math.inf
-    return t * math.exp(min(a1 * v.residual_loss_bound, 700.0)) * (1 + 1e-12)
+    return (math.log(t) + a1 * v.residual_loss_bound) * (1 + ULP_SLACK) + 1e-12
+
+
+def _residual_term(v: ViewPair, a1: float) -> float:
+    """`_log_residual_term` exponentiated (inf beyond the float range)."""
+    log_r = _log_residual_term(v, a1)
+    return math.exp(log_r) if log_r < 700.0 else math.inf
 
 
 def _renyi_objects(v: ViewPair, alpha: Any, dps: int) -> tuple[Any, bool]:
@@ -108,9 +154,11 @@ def _renyi_objects(v: ViewPair, alpha: Any, dps: int) -> tuple[Any, bool]:
             a = mpmath.mpf(alpha)
             s = mpmath.fsum(to_mpf(pi) ** a * to_mpf(qi) ** (1 - a)
                             for pi, qi in zip(v.p, v.q, strict=True) if pi > 0)
-        exact = v.tail_p == 0
-        if not exact:
-            s = s + _residual_term(v, float(alpha) - 1)
+        # exact only if the grid holds all of P's mass with true values: a truncated or
+        # lower-bound grid gives an upper bound (with the residual added)
+        exact = v.tail_p == 0 and v.grid_exact
+        if v.tail_p > 0:
+            s = s + mpmath.exp(mpmath.mpf(_log_residual_term(v, float(alpha) - 1)))
         return mpmath.log(s) / (mpmath.mpf(alpha) - 1), exact
 
 
@@ -139,6 +187,50 @@ def renyi_divergence(view: ViewPair, alpha: float, *,
         return _result(value, Kind.EXACT if exact else Kind.UPPER, d, alpha, method)
 
     return over_directions(view, direction, one)
+
+
+def renyi_bracket(view: ViewPair, alpha: float, *,
+                  direction: Direction | str = Direction.MAX,
+                  dps: int = DEFAULT_DPS) -> tuple[Result, Result]:
+    """(lower, upper) Results for D_alpha, alpha > 1 real.
+
+    The upper end is `renyi_divergence`. The lower end is certified from the grid: the
+    truncated outcomes can only add to the moment, so the grid's own sum, with every term
+    lowered by its error bound, bounds it below; on a grid of lower-bound values (a
+    truncated convolution) Q is raised by tail_q first. For the maximum over both orders,
+    the larger lower end.
+
+    Raises:
+        ParameterError: alpha is not a real order > 1 (use `max_divergence` for inf).
+    """
+    direction = as_direction(direction)
+    ALPHA.check(alpha)
+    if alpha == math.inf:
+        raise ParameterError("alpha=inf: use max_divergence")
+    upper = renyi_divergence(view, alpha, direction=direction, dps=dps)
+    if upper.kind is Kind.EXACT:
+        return upper, upper
+
+    def one(v: ViewPair) -> Any:
+        if _has_infinite_loss(v) and v.grid_exact:
+            return math.inf
+        if v.backend == "float":
+            return _renyi_float_lower(v, float(alpha))
+        with mpmath.workdps(dps):
+            a = mpmath.mpf(alpha)
+            extra = 0 if v.grid_exact else to_mpf(v.tail_q)  # Q <= grid value + tail_q
+            s = mpmath.fsum(to_mpf(pi) ** a * (to_mpf(qi) + extra) ** (1 - a)
+                            for pi, qi in zip(v.p, v.q, strict=True) if pi > 0)
+            value = mpmath.log(s) / (mpmath.mpf(alpha) - 1)
+            return max(value * (1 - mpmath.mpf(10) ** (10 - dps)), mpmath.mpf(0))
+
+    sides = [view] if direction is Direction.P_Q else (
+        [view.swapped()] if direction is Direction.Q_P else [view, view.swapped()])
+    low = max((one(v) for v in sides), key=to_mpf)
+    lower = Result(quantity="renyi", value=low, kind=Kind.LOWER, direction=direction,
+                   method=f"{_METHOD}.renyi_bracket ({backend_note(view)}, grid sum)",
+                   order=float(alpha))
+    return lower, upper
 
 
 def renyi_divergences(view: ViewPair, alphas: list[float], *,
@@ -175,8 +267,9 @@ def max_divergence(view: ViewPair, *, direction: Direction | str = Direction.MAX
         if v.tail_p > 0:
             return _result(max(grid, mpmath.mpf(resid)), Kind.UPPER, d, math.inf, method,
                            quantity="max_divergence")
-        return _result(max(grid, mpmath.mpf(0)), Kind.EXACT, d, math.inf, method,
-                       quantity="max_divergence")
+        # lower-bound grid values (a truncated convolution) overstate P/Q: an upper bound
+        return _result(max(grid, mpmath.mpf(0)), Kind.EXACT if v.grid_exact else Kind.UPPER,
+                       d, math.inf, method, quantity="max_divergence")
 
     return over_directions(view, direction, one)
 

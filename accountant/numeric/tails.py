@@ -53,14 +53,19 @@ def binomial_chernoff_log(n: int, prob: float, x: int) -> float:
     return certified_log_bound(f)
 
 
-def binomial_log_window(n: int, prob: float, log_tail: float) -> tuple[int, int, float]:
+def binomial_log_window(n: int, prob: float, log_tail: float, *,
+                        complement: bool = False) -> tuple[int, int, float]:
     """[lo, hi] with log(mass of Bin(n, prob) outside) <= about log_tail, and that certified
-    log bound (any log_tail, even below the float range).
+    log bound (any log_tail, even below the float range). complement=True: the window of
+    Bin(n, 1 - prob), mirrored from Bin(n, prob)'s so that 1 - prob is never rounded.
 
     The window is mean +- z sd widened by log_tail/3, a width at which the Chernoff
     exponent exceeds -log_tail; whatever the width, the returned bound is the certificate
     at the edges, never the target.
     """
+    if complement:
+        lo, hi, log_out = binomial_log_window(n, prob, log_tail)
+        return n - hi, n - lo, log_out
     mean = n * prob
     sd = math.sqrt(n * prob * (1 - prob))
     z = math.sqrt(2 * max(-log_tail, 1.0)) + 3.0
@@ -109,14 +114,14 @@ def binomial_outside(m: int, prob: float, lo: int, hi: int) -> float:
     return min(out, 1.0)
 
 
-def binomial_window_linear(m: int, prob: float,
-                           log_tail: float) -> tuple[np.ndarray, int, float, float]:
+def binomial_window_linear(m: int, prob: float, log_tail: float, *,
+                           complement: bool = False) -> tuple[np.ndarray, int, float, float]:
     """(linear PMF of Bin(m, prob) on a certified window, its first point, log of the mass
-    outside, relative error of the entries)."""
+    outside, relative error of the entries); complement=True: of Bin(m, 1 - prob)."""
     if m == 0:
         return np.ones(1), 0, -math.inf, 0.0
-    lo, hi, log_out = binomial_log_window(m, prob, log_tail)
-    logs = binomial_logpmf(np.arange(lo, hi + 1), m, prob)
+    lo, hi, log_out = binomial_log_window(m, prob, log_tail, complement=complement)
+    logs = binomial_logpmf(np.arange(lo, hi + 1), m, prob, complement=complement)
     return np.exp(logs), lo, log_out, math.expm1(float(np.max(log_pmf_error(logs))))
 
 

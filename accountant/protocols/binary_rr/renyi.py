@@ -12,13 +12,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
-from accountant.divergence import (
-    renyi_divergence as _view_renyi,
-)
+from accountant.divergence import renyi_bracket
 from accountant.divergence.common import as_direction
 from accountant.domains import ALPHA
 from accountant.errors import ParameterError
@@ -71,8 +68,7 @@ def renyi_divergence(*, n: int, epsilon0: float, alpha: float, ones: int | None 
         up = up.with_(kind=Kind.UPPER)
     else:
         view = view_pair(n=n, epsilon0=epsilon0, ones=0 if ones is None else ones)
-        up = _view_renyi(view, alpha, direction=direction)
-        low = _renyi_lower(view, alpha, direction, up)
+        low, up = renyi_bracket(view, alpha, direction=direction)
     upper, lower = up.with_(method=m, source=SOURCE), low.with_(method=m, source=SOURCE)
     if ones is not None:
         return Bracket(lower=lower, upper=upper)
@@ -153,14 +149,6 @@ def special_pair_renyi(*, n: int, epsilon0: float,
             source=SOURCE, order=a, error_budget=max(up - low, 0.0))
         results.append((mk(low, Kind.LOWER), mk(up, Kind.UPPER)))
     return results
-
-
-def _renyi_lower(view: Any, alpha: float, direction: Any, up: Result) -> Result:
-    """Lower end of the float evaluation: upper value minus twice its error budget, which
-    brackets the exact value (the budget bounds |computed - exact| plus the residual)."""
-    value = max(float(up.value) - 2 * up.error_budget, 0.0)
-    return Result(quantity="renyi", value=value, kind=Kind.LOWER, direction=up.direction,
-                  method=up.method, error_budget=up.error_budget, order=alpha)
 
 
 def _worst_case_renyi(n: int, epsilon0: float, alpha: float, special: Result) -> Result:

@@ -30,7 +30,7 @@ from accountant.errors import ParameterError
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.numeric.special import binomial_logpmf, log_pmf_error, two_product
 from accountant.numeric.tails import binomial_log_window
-from accountant.pmf import PMF, check_backend, convolve, mixture, shift
+from accountant.pmf import PMF, check_backend, convolve, mixture, reflect, shift
 from accountant.result import Source
 from accountant.view import ViewPair
 
@@ -142,7 +142,8 @@ def view_pair(*, n: int, epsilon0: float, ones: int = 0, backend: str = "float",
 
         with mpmath.workdps(dps + 10):
             p_arg = 1 / (mpmath.exp(mpmath.mpf(epsilon0)) + 1)
-    ones_part = binomial(ones, 1 - p_arg, tail=part_tail if ones else None, **kw)
+    # Bin(ones, 1-p) as Bin(ones, p) mirrored: a rounded 1-p would lose p's relative accuracy
+    ones_part = reflect(binomial(ones, p_arg, tail=part_tail if ones else None, **kw), (ones,))
     zeros_part = binomial(n - 1 - ones, p_arg, tail=part_tail if n - 1 - ones else None, **kw)
     others = convolve(ones_part, zeros_part)
     P = mixture([(1 - p_arg, shift(others, 1)), (p_arg, others)])
@@ -171,12 +172,13 @@ def pair_linear_log(n: int, p: float, ones: int,
     the residual mass (so that residual x e^(alpha eps0) stays certified at high orders)."""
     parts = []
     log_out = -math.inf
-    for m, prob in ((ones, 1 - p), (n - 1 - ones, p)):
+    # the ones' part is Bin(ones, 1-p), evaluated as a mirrored Bin(ones, p) (1-p unrounded)
+    for m, complement in ((ones, True), (n - 1 - ones, False)):
         if m == 0:
             parts.append(np.zeros(1))
             continue
-        lo, hi, lg = binomial_log_window(m, prob, log_tail - math.log(2.0))
-        parts.append(binomial_logpmf(np.arange(lo, hi + 1), m, prob))
+        lo, hi, lg = binomial_log_window(m, p, log_tail - math.log(2.0), complement=complement)
+        parts.append(binomial_logpmf(np.arange(lo, hi + 1), m, p, complement=complement))
         log_out = float(np.logaddexp(log_out, lg))
     la, lb = parts
     ea = np.exp(la)

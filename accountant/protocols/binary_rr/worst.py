@@ -72,7 +72,7 @@ def _kernels(size: int, p: float) -> tuple[np.ndarray, float]:
     rows = np.zeros((size, size))
     err = 0.0
     for j in range(size):
-        a = binomial_logpmf(np.arange(j + 1), j, 1 - p)
+        a = binomial_logpmf(np.arange(j + 1), j, p, complement=True)  # Bin(j, 1-p)
         b = binomial_logpmf(np.arange(size - j), size - 1 - j, p)
         rows[j] = np.convolve(np.exp(a), np.exp(b))
         err = max(err, float(np.max(log_pmf_error(a))) + float(np.max(log_pmf_error(b))))
@@ -95,7 +95,8 @@ def _argmax_g(o: np.ndarray, c1: float, c2: float) -> int:
 def _block(n: int, p: float, gamma: float, m0: int, size: int, kern: np.ndarray,
            rel_k: float, log_tail: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(lower, upper, certified?) of delta_m(gamma), order (P||Q), m = m0..m0+size-1."""
-    a, lo_a, out_a, rel_a = binomial_window_linear(m0, 1 - p, log_tail - math.log(2))
+    a, lo_a, out_a, rel_a = binomial_window_linear(m0, p, log_tail - math.log(2),
+                                                   complement=True)  # Bin(m0, 1-p)
     b, lo_b, out_b, rel_b = binomial_window_linear(n - m0 - size, p, log_tail - math.log(2))
     base = np.convolve(a, b)
     start = lo_a + lo_b

@@ -23,8 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from accountant.divergence import delta_bracket, epsilon_bracket
-from accountant.divergence import renyi_divergence as _renyi
+from accountant.divergence import delta_bracket, epsilon_bracket, renyi_bracket
 from accountant.domains import ALPHA, DELTA, EPSILON, EPSILON0, N_PAIR, N_USERS
 from accountant.errors import ParameterError
 from accountant.numeric.rounding import UNIT_ROUNDOFF
@@ -218,12 +217,9 @@ def renyi_divergence(*, n: int, epsilon0: float, k: int, alpha: float) -> Bracke
     up = clone_pair.renyi_divergence(blanket_pair(n=n, epsilon0=epsilon0, k=k), alpha=alpha)
     lower = special = None
     if n <= SPECIAL_PAIR_LIMIT:
-        value = _renyi(special_pair(n=n, epsilon0=epsilon0, k=k), alpha)
-        low = max(float(value.value) - 2 * value.error_budget, 0.0)
+        low, value = renyi_bracket(special_pair(n=n, epsilon0=epsilon0, k=k), alpha)
         m = f"{_METHOD}.renyi_divergence(special pair: lower bound on the mechanism)"
-        lower = Result(quantity="renyi", value=low, kind=Kind.LOWER, direction=Direction.MAX,
-                       method=m, source=_SOURCE, order=float(alpha),
-                       error_budget=value.error_budget)
+        lower = low.with_(method=m, source=_SOURCE)
         special = value.with_(method=m, source=_SOURCE)
     return Bracket(lower=lower, upper=up.upper, pair_lower=up.lower, pair_name="blanket",
                    special=special)

@@ -1,0 +1,80 @@
+"""Regression tests for soundness bugs found by an independent mpmath oracle (issue 16):
+each case once gave an `upper` below the truth or a `lower` above it. The truth here is the
+oracle of tests/soundness/oracle.py at 60 digits."""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+
+import mpmath
+import pytest
+
+from accountant.protocols import binary_rr
+
+_spec = importlib.util.spec_from_file_location(
+    "soundness_oracle", pathlib.Path(__file__).with_name("oracle.py"))
+oracle = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(oracle)
+binary_rr_pair, epsilon_for_delta, hockey_stick = (
+    oracle.binary_rr_pair, oracle.epsilon_for_delta, oracle.hockey_stick)
+
+
+@pytest.fixture(autouse=True)
+def _digits():
+    with mpmath.workdps(60):
+        yield
+
+
+def test_binary_rr_count_pair_at_large_epsilon0_epsilon():
+    """Bin(ones, 1-p) with 1-p rounded lost p's relative accuracy (p ~ 2.7e-11): the upper
+    end was 20.6552565, the truth 20.6552583."""
+    n, epsilon0, delta, ones = 864, 24.3596419873612, 4.6015720795036994e-70, 324
+    truth = epsilon_for_delta(*binary_rr_pair(n, epsilon0, ones), delta)
+    got = binary_rr.epsilon_for_delta(n=n, epsilon0=epsilon0, delta=delta, ones=ones)
+    assert got.lower.value <= truth <= got.upper.value
+    assert got.upper.value - got.lower.value < 1e-9
+
+
+def test_binary_rr_count_pair_at_large_epsilon0_delta():
+    """Same cause, delta(epsilon): upper 6.3216047e-9 against the truth 6.3216076e-9."""
+    n, epsilon0, epsilon, ones = 997, 19.646842882949024, 15.646626514420372, 106
+    truth = hockey_stick(*binary_rr_pair(n, epsilon0, ones), epsilon)
+    got = binary_rr.delta_for_epsilon(n=n, epsilon0=epsilon0, epsilon=epsilon, ones=ones)
+    assert got.lower.value <= truth <= got.upper.value
+
+
+def test_binary_rr_renyi_lower_end_from_a_truncated_grid():
+    """`rdp binary-rr --n 3000 --epsilon0 1 --ones 1 --orders 10000` reported a lower end of
+    0.94197 (upper minus twice a budget that ignored the window's residual; the residual
+    term was also capped at e^700): the truth is 0.90591 (Q||P)."""
+    n, epsilon0, ones, alpha = 3000, 1.0, 1, 10000
+    P, Q = binary_rr_pair(n, epsilon0, ones)
+    truth = max(oracle.renyi(P, Q, alpha), oracle.renyi(Q, P, alpha))
+    got = binary_rr.renyi_divergence(n=n, epsilon0=epsilon0, alpha=alpha, ones=ones)
+    assert got.lower.value <= truth <= got.upper.value
+    low = binary_rr.renyi_divergence(n=n, epsilon0=epsilon0, alpha=8.0, ones=ones)
+    assert low.upper.value - low.lower.value < 1e-7 * low.upper.value  # tight where it can be
+
+
+def test_mp_view_on_a_truncated_convolution_is_not_exact():
+    """A grid of lower-bound values (convolution of truncated windows) gave a max-divergence
+    of 3.93939 tagged exact; the truth is 3.90005. Such a value is an upper bound."""
+    from accountant import ViewPair, binomial, convolve, max_divergence, poisson, renyi_divergence
+    from accountant.divergence import delta_bracket, renyi_bracket
+    from accountant.result import Kind
+
+    Q_pmf = convolve(poisson(2.0, backend="mp", tail=1e-3), poisson(2.0, backend="mp", tail=1e-3))
+    view = ViewPair.from_pmfs(binomial(14, 0.6, backend="mp"), Q_pmf)
+    P = oracle.binomial_pmf(14, mpmath.mpf("0.6"))
+    Q = oracle.poisson_pmf(4.0, 14)  # Poi(2) * Poi(2) = Poi(4)
+    truth = max(mpmath.log(p / q) for p, q in zip(P, Q, strict=True))
+    r = max_divergence(view, direction="P||Q")
+    assert r.kind is Kind.UPPER and r.value >= truth
+    up = renyi_divergence(view, 2.0, direction="P||Q")
+    lo, _ = renyi_bracket(view, 2.0, direction="P||Q")
+    assert up.kind is Kind.UPPER and lo.value <= oracle.renyi(P, Q, 2.0) <= up.value
+    dlo, dup = delta_bracket(view, 0.5, direction="P||Q")
+    g = mpmath.exp(mpmath.mpf("0.5"))
+    h = sum(max(p - g * q, 0) for p, q in zip(P, Q, strict=True))
+    assert dlo.kind is Kind.LOWER and dlo.value <= h <= dup.value
