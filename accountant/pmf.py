@@ -147,7 +147,12 @@ class PMF:
             if abs(total - 1.0) > tolerance:
                 raise ParameterError(f"{name} sums to {total!r}, outside "
                                      f"[1 - {tolerance:g}, 1 + {tolerance:g}]")
-            return cls("float", off, logv, 0.0, 4 * UNIT_ROUNDOFF, True)
+            # log of a linear value carries ~1 ulp of the result, i.e. an absolute error that
+            # grows with |log p| (numpy's log is not correctly rounded: 4 ulps); given logs
+            # are taken as they are, up to the same allowance.
+            log_error = 4 * UNIT_ROUNDOFF * np.maximum(1.0, np.abs(np.where(
+                np.isfinite(logv), logv, 0.0)))
+            return cls("float", off, logv, 0.0, log_error, True)
         conv = Fraction if backend == "exact" else to_mpf
         try:
             with mpmath.workdps(dps):  # Fractions become mpf at dps digits, not 15

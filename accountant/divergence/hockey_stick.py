@@ -200,7 +200,11 @@ def _epsilon_float(view: ViewPair, delta: Any, side: int) -> float:
     atoms = np.isposinf(loss)
     log_a0 = logsumexp(lp[atoms]) if np.any(atoms) else -math.inf
     log_target = float(mpmath.log(target))
-    if log_a0 > log_target:
+    # the infinite-loss mass against delta, rounded in the safe direction: for the upper
+    # end, +inf as soon as the mass may exceed delta; for the lower end only when it must
+    slack = (ULP_SLACK * max(1.0, abs(log_a0), abs(log_target))
+             + math.log1p(sum_relative_error(int(np.count_nonzero(atoms)))))
+    if log_a0 + (slack if side > 0 else -slack if side < 0 else 0.0) > log_target:
         return math.inf
     lps, ls = _sorted_losses(lp, loss)
     return _epsilon_sorted(lps, ls, log_a0, log_target, side)
