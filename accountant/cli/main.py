@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from accountant.cli import types
 from accountant.cli.registry import (
     BOUND_FACE,
     COMMANDS,
@@ -26,10 +27,11 @@ from accountant.cli.registry import (
     load,
     protocol_spec,
 )
-from accountant.cli.types import float_list, positive_int
+from accountant.cli.types import float_list
+from accountant.domains import DELTA
 from accountant.errors import AccountantError
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "leaf_parsers"]
 
 _COMMAND_HELP = {
     "dp": "(epsilon, delta) of the protocol's shuffled view",
@@ -53,24 +55,44 @@ def _common_flags(p: argparse.ArgumentParser, command: str) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     if command == "dp":
         g = p.add_mutually_exclusive_group(required=True)
-        g.add_argument("--at-delta", type=float, help="report epsilon at this delta")
-        g.add_argument("--at-epsilon", type=float, help="report delta at this epsilon")
-        p.add_argument("--backend", choices=["float", "mp"], default="float")
+        g.add_argument("--at-delta", type=types.real(types.AT_DELTA),
+                       help="report epsilon at this delta, in (0, 1)")
+        g.add_argument("--at-epsilon", type=types.real(types.AT_EPSILON),
+                       help="report delta at this epsilon, in [0, 700)")
+        p.add_argument("--backend", choices=["float", "mp"], default="float",
+                       help="float: certified log-space float64 (default); mp: mpmath")
     elif command == "rdp":
         p.add_argument("--orders", type=float_list, required=True,
                        help="comma-separated Renyi orders > 1, e.g. 2,4,8.5,inf")
     elif command == "calibrate":
-        p.add_argument("--target-epsilon", type=float, required=True)
-        p.add_argument("--target-delta", type=float, required=True)
+        p.add_argument("--target-epsilon", type=types.real(types.EPSILON.named("target-epsilon")),
+                       required=True, help="the epsilon to meet, > 0")
+        p.add_argument("--target-delta", type=types.real(DELTA.named("target-delta")),
+                       required=True, help="the delta to meet, in (0, 1)")
     elif command == "simulate":
-        p.add_argument("--trials", type=positive_int, required=True)
-        p.add_argument("--seed", type=int, required=True)
+        p.add_argument("--trials", type=types.integer(types.TRIALS), required=True,
+                       help="independent runs of the protocol")
+        p.add_argument("--seed", type=types.integer(types.SEED), required=True,
+                       help="seed of the random generator (an integer >= 0)")
 
 
 def _selection(argv: Sequence[str]) -> tuple[str | None, str | None]:
     """(command, protocol or bound name) named on the command line, if any."""
     words = [w for w in argv if not w.startswith("-")]
     return (words[0] if words else None), (words[1] if len(words) > 1 else None)
+
+
+def _attach_negative_words(argv: list[str]) -> list[str]:
+    """'--flag -inf' -> '--flag=-inf': argparse reads '-inf' as an option and would answer
+    'expected one argument'; attached, the flag's own type names the valid range."""
+    out: list[str] = []
+    for word in argv:
+        if (out and out[-1].startswith("--") and "=" not in out[-1]
+                and word.lower() in ("-inf", "-infinity", "-nan")):
+            out[-1] = f"{out[-1]}={word}"
+        else:
+            out.append(word)
+    return out
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -117,6 +139,19 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+Leaf = tuple[tuple[str, ...], argparse.ArgumentParser]
+
+
+def leaf_parsers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> list[Leaf]:
+    """Every command's innermost parser with its words, e.g. (("dp", "binary-rr"), parser):
+    for documentation and for the tests that feed every flag bad values."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        return [(path, parser)]
+    return [leaf for name, child in subs[0].choices.items()
+            for leaf in leaf_parsers(child, path + (name,))]
+
+
 def _print_table(out: dict[str, Any]) -> None:
     """A short human-readable rendering of the JSON object."""
     head = " ".join(str(out[k]) for k in ("command", "protocol", "bound") if k in out)
@@ -158,9 +193,12 @@ def _jsonable(x: Any) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = _attach_negative_words(list(sys.argv[1:] if argv is None else argv))
     parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse's exits (errors: 2, --help: 0) become return codes
+        return int(exc.code or 0)
     try:
         body = args.handler(args)
     except AccountantError as exc:

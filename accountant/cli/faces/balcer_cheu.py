@@ -16,7 +16,8 @@ import argparse
 from typing import Any
 
 from accountant.cli.registry import ProtocolSpec
-from accountant.cli.types import count, positive_int
+from accountant.cli.types import ONES, UNIT_EPSILON, UNIT_OPEN, USERS, integer, real
+from accountant.domains import DELTA, Interval
 from accountant.errors import ParameterError
 from accountant.protocols.balcer_cheu import (
     BalcerCheuHist,
@@ -36,24 +37,44 @@ from accountant.protocols.contract import Mechanism
 __all__ = ["ZSUM", "HIST", "parameters_from_args"]
 
 
+_DOMAIN_SIZE = Interval("d", 2, 1e6, closed="both", integer=True)
+_LITERAL = Interval("literal-trials", 0, 1e6, closed="both", integer=True)
+
+
 def _add_common(p: argparse.ArgumentParser, hist: bool) -> None:
-    p.add_argument("--n", type=count, help="number of users")
-    p.add_argument("--epsilon", type=float, help="paper target epsilon (sets p, Fig. 1)")
-    p.add_argument("--delta", type=float, help="paper target delta (sets p, Fig. 1)")
-    p.add_argument("--p", type=float, help="the randomizer's Bernoulli parameter (instead)")
+    p.add_argument("--n", type=integer(USERS), help="number of users")
+    p.add_argument("--epsilon", type=real(UNIT_EPSILON),
+                   help="paper target epsilon in (0, 1] (sets p, Fig. 1)")
+    p.add_argument("--delta", type=real(DELTA),
+                   help="paper target delta in (0, 1) (sets p, Fig. 1)")
+    p.add_argument("--p", type=real(UNIT_OPEN),
+                   help="the randomizer's Bernoulli parameter (instead of --epsilon --delta)")
     if hist:
-        p.add_argument("--d", type=positive_int, help="histogram domain size (>= 2)")
+        p.add_argument("--d", type=integer(_DOMAIN_SIZE), help="histogram domain size (>= 2)")
     p.add_argument("--table", action="store_true",
                    help="audit only: the whole audit table (the default without --n)")
-    p.add_argument("--ones", type=int, default=None,
+    p.add_argument("--ones", type=integer(ONES), default=None,
                    help="simulate only: users holding 1 (zsum) / value 1 (hist); default n//2")
-    p.add_argument("--literal-trials", type=int, default=200,
+    p.add_argument("--literal-trials", type=integer(_LITERAL), default=200,
                    help="simulate only: runs of the literal (message-list) protocol")
 
 
 def parameters_from_args(args: argparse.Namespace, hist: bool) -> BalcerCheuParameters:
+    """The instance named by the flags: --n with --epsilon --delta (Fig. 1's p) or --p.
+
+    Raises:
+        ParameterError: --n missing, or --p given together with --epsilon/--delta, or
+            neither (one line naming the flags).
+    """
     if args.n is None:
         raise ParameterError("--n is required (number of users)")
+    given_target = args.epsilon is not None or args.delta is not None
+    if args.p is not None and given_target:
+        raise ParameterError("give either --p or --epsilon and --delta (which set p as in "
+                             f"Fig. 1), not both; got p={args.p}, epsilon={args.epsilon}, "
+                             f"delta={args.delta}")
+    if args.p is None and (args.epsilon is None or args.delta is None):
+        raise ParameterError("give --epsilon and --delta (which set p as in Fig. 1), or --p")
     if hist:
         if args.d is None:
             raise ParameterError("--d is required for bc-hist (domain size >= 2)")

@@ -7,16 +7,17 @@ from typing import Any
 
 from accountant.cli.faces.common import dp_body, pure_body, rdp_body
 from accountant.cli.registry import ProtocolSpec
-from accountant.cli.types import count, positive_int
+from accountant.cli.types import EPSILON0, ONES, USERS_PAIR, integer, real
 from accountant.protocols.binary_rr import BinaryRR
 
 __all__ = ["SPEC"]
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--n", type=count, required=True, help="number of users (>= 2)")
-    p.add_argument("--epsilon0", type=float, required=True, help="local epsilon0 > 0")
-    p.add_argument("--ones", type=positive_int, default=None,
+    p.add_argument("--n", type=integer(USERS_PAIR), required=True, help="number of users (>= 2)")
+    p.add_argument("--epsilon0", type=real(EPSILON0), required=True,
+                   help="local epsilon0 > 0")
+    p.add_argument("--ones", type=integer(ONES), default=None,
                    help="how many of the other n-1 users hold a 1 (default: worst case)")
 
 

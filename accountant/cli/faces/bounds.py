@@ -14,8 +14,18 @@ from typing import Any
 from accountant.bounds import balcer_cheu_2020 as bc20
 from accountant.bounds import balle_2019, erlingsson_2019, feldman_2020, girgis_2021
 from accountant.cli.registry import BoundSpec
-from accountant.cli.types import float_list, positive_int
-from accountant.domains import DELTA, EPSILON
+from accountant.cli.types import (
+    ALPHABET,
+    AT_DELTA,
+    EPSILON0,
+    UNIT_EPSILON,
+    UNIT_OPEN,
+    USERS,
+    float_list,
+    integer,
+    real,
+)
+from accountant.domains import DELTA, EPSILON, Interval
 from accountant.protocols.balcer_cheu import binomial_smoothness_delta
 from accountant.result import Result
 
@@ -25,8 +35,9 @@ _DEFAULT_ORDERS = "2,3,4,8,16,32,64"
 
 
 def _rdp_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--n", type=positive_int, required=True, help="number of users")
-    parser.add_argument("--epsilon0", type=float, required=True, help="local epsilon0")
+    parser.add_argument("--n", type=integer(USERS), required=True, help="number of users")
+    parser.add_argument("--epsilon0", type=real(EPSILON0), required=True,
+                        help="local epsilon0 > 0")
     parser.add_argument("--orders", type=float_list, default=float_list(_DEFAULT_ORDERS),
                         help=f"comma-separated Renyi orders (default {_DEFAULT_ORDERS})")
 
@@ -38,16 +49,20 @@ def _cor1_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _dp_arguments(parser: argparse.ArgumentParser, *, k: bool = False) -> None:
-    parser.add_argument("--n", type=positive_int, required=True, help="number of users")
-    parser.add_argument("--epsilon0", type=float, required=True, help="local epsilon0")
-    parser.add_argument("--at-delta", type=float, required=True, help="delta in (0, 1)")
+    parser.add_argument("--n", type=integer(USERS), required=True, help="number of users")
+    parser.add_argument("--epsilon0", type=real(EPSILON0), required=True,
+                        help="local epsilon0 > 0")
+    parser.add_argument("--at-delta", type=real(AT_DELTA), required=True,
+                        help="delta in (0, 1)")
     if k:
-        parser.add_argument("--k", type=positive_int, required=True, help="alphabet size")
+        parser.add_argument("--k", type=integer(ALPHABET), required=True,
+                            help="alphabet size (>= 2)")
 
 
 def _fmt_arguments(parser: argparse.ArgumentParser) -> None:
     _dp_arguments(parser)
-    parser.add_argument("--variant", choices=["paper", "reference-code"], default="paper")
+    parser.add_argument("--variant", choices=["paper", "reference-code"], default="paper",
+                        help="the paper's closed form or the reference code's variant")
 
 
 def _rdp_handler(function: Callable[..., Result],
@@ -109,10 +124,12 @@ _PAPER_BOUNDS = [
 
 # ---------------------------------------------------------------- Balcer-Cheu 2020
 def _bc_zsum_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--n", type=positive_int, required=True)
-    p.add_argument("--epsilon", type=float, required=True)
-    p.add_argument("--delta", type=float, required=True)
-    p.add_argument("--beta", type=float, default=0.01)
+    p.add_argument("--n", type=integer(USERS), required=True, help="number of users")
+    p.add_argument("--epsilon", type=real(UNIT_EPSILON), required=True,
+                   help="the paper's epsilon in (0, 1]")
+    p.add_argument("--delta", type=real(DELTA), required=True, help="delta in (0, 1)")
+    p.add_argument("--beta", type=real(UNIT_OPEN.named("beta")), default=0.01,
+                   help="failure probability of the accuracy claim (default 0.01)")
 
 
 def _bc_zsum_handler(args: argparse.Namespace) -> dict[str, Any]:
@@ -128,10 +145,13 @@ def _bc_zsum_handler(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _bc_smoothness_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--n", type=positive_int, required=True)
-    p.add_argument("--gamma", type=float, required=True, help="Bin(n, gamma), gamma <= 1/2")
-    p.add_argument("--a", type=float, required=True, help="eps = log((1+a)/(1-a))")
-    p.add_argument("--k", type=positive_int, default=1)
+    p.add_argument("--n", type=integer(USERS), required=True, help="number of trials")
+    p.add_argument("--gamma", type=real(Interval("gamma", 0.0, 0.5, closed="right")),
+                   required=True, help="Bin(n, gamma), 0 < gamma <= 1/2")
+    p.add_argument("--a", type=real(Interval("a", 0.0, 1.0, closed="neither")),
+                   required=True, help="eps = log((1+a)/(1-a)), 0 < a < 1")
+    p.add_argument("--k", type=integer(Interval("k", 1, 1e6, closed="both", integer=True)),
+                   default=1, help="largest shift (default 1)")
 
 
 def _bc_smoothness_handler(args: argparse.Namespace) -> dict[str, Any]:

@@ -6,7 +6,8 @@ import argparse
 from typing import Any
 
 from accountant.cli.registry import ProtocolSpec
-from accountant.cli.types import count, positive_int
+from accountant.cli.types import EPSILON, ONES, UNIT_OPEN, USERS, integer, real
+from accountant.domains import Interval
 from accountant.errors import ParameterError
 from accountant.protocols import gkm
 from accountant.protocols.gkm import GKMCount, GKMP20Count, GkmParameters
@@ -14,28 +15,36 @@ from accountant.protocols.gkm import GKMCount, GKMP20Count, GkmParameters
 __all__ = ["GKM", "GKMP20", "parameters_from_args", "gkmp20_parameters_from_args"]
 
 
+_RHO = Interval("rho", 0.0, 0.5, closed="right")
+_EPSILON_PRIME = EPSILON.named("epsilon-prime")
+_COPIES = Interval("s", 1, 1e6, closed="both", integer=True)
+_LAM = Interval("lam", 0.0, 1e7, closed="neither")
+
+
 def _add_gkm(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--n", type=count, required=True, help="number of users")
-    p.add_argument("--epsilon", type=float, required=True,
+    p.add_argument("--n", type=integer(USERS), required=True, help="number of users")
+    p.add_argument("--epsilon", type=real(EPSILON), required=True,
                    help="pure-DP target (Condition 7 / Theorem 6)")
-    p.add_argument("--rho", type=float, help="Theorem 6's accuracy slack in (0, 1/2]")
+    p.add_argument("--rho", type=real(_RHO), help="Theorem 6's accuracy slack in (0, 1/2]")
     p.add_argument("--corrected-q", action="store_true",
                    help="with --rho: q = 0.1 rho min(1, Var)/n (docs/gkm.md)")
-    p.add_argument("--epsilon-prime", type=float, help="noise parameter epsilon'")
-    p.add_argument("--q", type=float, help="drop probability q in (0, 1)")
-    p.add_argument("--s", type=positive_int, help="copies s (default: Condition 7's least)")
-    p.add_argument("--lam", type=float, help="flood lam (default: Condition 7's least)")
-    p.add_argument("--ones", type=int, help="ones among the other n-1 users "
+    p.add_argument("--epsilon-prime", type=real(_EPSILON_PRIME),
+                   help="noise parameter epsilon' (0 < epsilon' < epsilon)")
+    p.add_argument("--q", type=real(UNIT_OPEN.named("q")), help="drop probability q in (0, 1)")
+    p.add_argument("--s", type=integer(_COPIES), help="copies s (default: Condition 7's least)")
+    p.add_argument("--lam", type=real(_LAM), help="flood lam (default: Condition 7's least)")
+    p.add_argument("--ones", type=integer(ONES), help="ones among the other n-1 users "
                    "(default: worst case over all counts; simulate: all n users hold 1)")
     p.add_argument("--no-check", action="store_true",
                    help="do not require Condition 7 (study violating parameters)")
 
 
 def _add_gkmp20(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--n", type=count, required=True, help="number of users")
-    p.add_argument("--epsilon-prime", type=float, required=True, help="noise parameter")
-    p.add_argument("--lam", type=float, required=True, help="flood parameter lam")
-    p.add_argument("--ones", type=int, help="ones among the other n-1 users "
+    p.add_argument("--n", type=integer(USERS), required=True, help="number of users")
+    p.add_argument("--epsilon-prime", type=real(_EPSILON_PRIME), required=True,
+                   help="noise parameter epsilon' > 0")
+    p.add_argument("--lam", type=real(_LAM), required=True, help="flood parameter lam > 0")
+    p.add_argument("--ones", type=integer(ONES), help="ones among the other n-1 users "
                    "(default: worst case over all counts)")
 
 
@@ -45,8 +54,13 @@ def parameters_from_args(args: argparse.Namespace) -> GkmParameters:
         if any(getattr(args, k) is not None for k in ("epsilon_prime", "q", "s", "lam")):
             raise ParameterError("give either --rho (Theorem 6) or --epsilon-prime --q "
                                  "[--s --lam], not both")
+        if args.no_check:
+            raise ParameterError("--no-check applies to given parameters; Theorem 6's "
+                                 "(--rho) always satisfy Condition 7")
         return gkm.theorem6_parameters(n=args.n, epsilon=args.epsilon, rho=args.rho,
                                        corrected_q=args.corrected_q)
+    if args.corrected_q:
+        raise ParameterError("--corrected-q changes Theorem 6's q: it needs --rho")
     if args.epsilon_prime is None or args.q is None:
         raise ParameterError("gkm-count needs --rho, or --epsilon-prime and --q")
     return gkm.gkm_parameters(n=args.n, epsilon=args.epsilon, epsilon_prime=args.epsilon_prime,

@@ -7,16 +7,17 @@ from typing import Any
 
 from accountant.cli.faces.common import dp_body, pure_body, rdp_body
 from accountant.cli.registry import ProtocolSpec
-from accountant.cli.types import count, positive_int
+from accountant.cli.types import ALPHABET, EPSILON0, USERS_PAIR, integer, real
 from accountant.protocols.k_rr import KRR
 
 __all__ = ["SPEC"]
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--n", type=count, required=True, help="number of users (>= 2)")
-    p.add_argument("--epsilon0", type=float, required=True, help="local epsilon0 > 0")
-    p.add_argument("--k", type=positive_int, required=True, help="alphabet size (>= 2)")
+    p.add_argument("--n", type=integer(USERS_PAIR), required=True, help="number of users (>= 2)")
+    p.add_argument("--epsilon0", type=real(EPSILON0), required=True,
+                   help="local epsilon0 > 0")
+    p.add_argument("--k", type=integer(ALPHABET), required=True, help="alphabet size (>= 2)")
 
 
 def _mechanism(args: argparse.Namespace) -> KRR:
