@@ -218,7 +218,7 @@ def mixture(components: Sequence[tuple[Any, PMF]]) -> PMF:
     pmfs = [c for _, c in components]
     backend = _same_backend(pmfs)
     weights = [w for w, _ in components]
-    if any(w < 0 for w in weights):
+    if any(not (w >= 0) for w in weights):  # also refuses NaN, which compares false
         raise ParameterError(f"mixture weights must be >= 0, got {weights}")
     total = sum(weights)
     bad = total != 1 if backend == "exact" else abs(float(total) - 1.0) > 1e-12

@@ -89,11 +89,13 @@ def binomial_fast_window(m: int, prob: float, tail: float) -> tuple[np.ndarray, 
         return np.zeros(1), 0.0, 0
     mean = m * prob
     sd = math.sqrt(m * prob * (1 - prob))
-    z = math.sqrt(2 * math.log(2 / tail)) + 3.0
+    # log(2/tail) from logs: 2/tail overflows for tails below ~1e-308
+    z = math.sqrt(2 * (math.log(2.0) - math.log(tail))) + 3.0
     lo = max(0, int(math.floor(mean - z * sd)) - 1)
     hi = min(m, int(math.ceil(mean + z * sd)) + 1)
     logs = binomial_logpmf(np.arange(lo, hi + 1), m, prob)
-    out = sum(math.exp(binomial_chernoff_log(m, prob, edge))
+    # a bound below the float range is rounded up to the least subnormal, never to 0
+    out = sum(max(math.exp(binomial_chernoff_log(m, prob, edge)), 5e-324)
               for edge in ([lo - 1] if lo > 0 else []) + ([hi + 1] if hi < m else []))
     return logs, float(out), lo
 

@@ -112,3 +112,22 @@ def test_infinite_loss_mass_just_above_delta_gives_infinite_epsilon(delta):
     a = float(np.nextafter(delta, 1.0))
     view = ViewPair.from_arrays([a, 1 - a], [0.0, 1.0])
     assert epsilon_for_delta(view, delta, direction="P||Q").value == math.inf
+
+
+def test_nan_mixture_weight_is_refused():
+    """A NaN weight compared false with 0 and was accepted; epsilon_for_delta then
+    returned an upper end of 0.0."""
+    from accountant import binomial, mixture
+    from accountant.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="weights"):
+        mixture([(float("nan"), binomial(3, 0.5)), (1.0, binomial(3, 0.5))])
+
+
+def test_k_rr_at_delta_below_the_float_range_of_two_over_tail():
+    """`dp k-rr --at-delta 1e-300` raised OverflowError (2/tail overflowed in the window
+    width); it now returns a certified upper end (epsilon0 itself is always one)."""
+    from accountant.protocols import k_rr
+
+    got = k_rr.epsilon_for_delta(n=1000, epsilon0=1.0, k=3, delta=1e-300)
+    assert got.upper.value <= 1.0 and got.lower.value <= got.upper.value
