@@ -16,6 +16,7 @@ from accountant.bounds.balcer_cheu_2020 import (
     simultaneous_alpha_thm32,
 )
 from accountant.cli.faces import balcer_cheu as bc_cli
+from accountant.cli.faces import ggkpv as ggkpv_cli
 from accountant.cli.faces import gkm as gkm_cli
 from accountant.cli.registry import Handler
 from accountant.distributions import binomial
@@ -23,6 +24,7 @@ from accountant.errors import ParameterError, RegimeError
 from accountant.pmf import product, shift
 from verify.crosscheck import goodness_of_fit, two_sample_test
 from verify.samplers import balcer_cheu as bc_sampler
+from verify.samplers import ggkpv as ggkpv_sampler
 from verify.samplers import gkm as gkm_sampler
 
 __all__ = ["CLI_HANDLERS"]
@@ -110,6 +112,20 @@ def _gkm_simulate(params_from: Any) -> Handler:
     return handle
 
 
+def _ggkpv_simulate(args: argparse.Namespace) -> dict[str, Any]:
+    """Run the shuffled multi-message Hadamard response (error figures, communication,
+    query time) and, when the target set rho, the certified epsilon at its delta."""
+    params = ggkpv_cli.parameters_from_args(args)
+    simulation = ggkpv_sampler.simulate_summary(n=params.n, B=params.B, rho=params.rho,
+                                                tau=params.tau, trials=args.trials,
+                                                seed=args.seed)
+    out: dict[str, Any] = {"params": params.to_json(), "simulation": simulation}
+    if params.delta is not None:
+        bracket = ggkpv_cli.SPEC.mechanism(args).epsilon_for_delta(params.delta)
+        out |= bracket.json_items("epsilon")
+    return out
+
+
 CLI_HANDLERS: dict[tuple[str, str], Handler] = {
     ("simulate", "bc-zsum"): _bc_simulate(False),
     ("simulate", "bc-hist"): _bc_simulate(True),
@@ -117,4 +133,5 @@ CLI_HANDLERS: dict[tuple[str, str], Handler] = {
     ("calibrate", "bc-hist"): _bc_calibrate(True),
     ("simulate", "gkm-count"): _gkm_simulate(gkm_cli.parameters_from_args),
     ("simulate", "gkmp20-count"): _gkm_simulate(gkm_cli.gkmp20_parameters_from_args),
+    ("simulate", "ggkpv-hadamard"): _ggkpv_simulate,
 }

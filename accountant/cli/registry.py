@@ -83,6 +83,9 @@ PROTOCOLS: tuple[ProtocolEntry, ...] = (
     ProtocolEntry("gkmp20-count", "GKMP20 counting: deterministic input step (not pure-DP; "
                   "finite (eps, delta))", "accountant.cli.faces.gkm:GKMP20",
                   ("dp", "rdp", "pure", "audit", "simulate")),
+    ProtocolEntry("ggkpv-hadamard", "GGKPV shuffled multi-message Hadamard response "
+                  "(frequencies)", "accountant.cli.faces.ggkpv:SPEC",
+                  ("dp", "rdp", "pure", "calibrate", "simulate")),
     ProtocolEntry("k-rr", "shuffled k-ary randomized response",
                   "accountant.cli.faces.k_rr:SPEC", ("dp", "rdp", "pure")),
     ProtocolEntry("ldp", "any epsilon0-LDP randomizer (clones pair upper, binary RR lower)",
@@ -95,7 +98,8 @@ EXTRA_HANDLERS: dict[tuple[str, str], str] = {
     (command, protocol): "verify.cli_handlers:CLI_HANDLERS"
     for command, protocol in (("simulate", "bc-zsum"), ("simulate", "bc-hist"),
                               ("calibrate", "bc-zsum"), ("calibrate", "bc-hist"),
-                              ("simulate", "gkm-count"), ("simulate", "gkmp20-count"))
+                              ("simulate", "gkm-count"), ("simulate", "gkmp20-count"),
+                              ("simulate", "ggkpv-hadamard"))
 }
 
 BOUND_FACE = "accountant.cli.faces.bounds:BOUNDS"
