@@ -106,12 +106,13 @@ def main() -> int:
 
 
 _TEXT_KEYS = ("method", "source", "claim", "name")
+_NEW_KEYS = ("version",)  # keys added on purpose (the library version, 0.2.0)
 
 
 def _masked(x: object) -> object:
     if isinstance(x, dict):
         return {k: ("<text>" if k in _TEXT_KEYS and isinstance(v, str) else _masked(v))
-                for k, v in x.items()}
+                for k, v in x.items() if k not in _NEW_KEYS}
     if isinstance(x, list):
         return [_masked(v) for v in x]
     return x

@@ -10,14 +10,20 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 import math
+import os
 import sys
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
+from accountant import __version__
 from accountant.cli import types
 from accountant.cli.registry import (
+    AUDIT_PAPERS,
+    AUDIT_REPORT,
     BOUND_FACE,
     COMMANDS,
     EXTRA_HANDLERS,
@@ -105,6 +111,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     every = argv is None
     parser = _Parser(prog="shuffle-accountant",
                      description="Exact and certified privacy accounting for the shuffle model.")
+    parser.add_argument("--version", action="version",
+                        version=f"shuffle-accountant {__version__}",
+                        help="print the library's version and exit")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for command in PROTOCOL_COMMANDS:
         cp = sub.add_parser(command, help=_COMMAND_HELP[command])
@@ -117,11 +126,24 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
                 continue
             spec = protocol_spec(entry.name)
             spec.add_arguments(pp)
+            if command in spec.command_arguments:
+                spec.command_arguments[command](pp)
             _common_flags(pp, command)
             extra = EXTRA_HANDLERS.get((command, entry.name))
             handler = (load(extra)[(command, entry.name)] if extra is not None
                        else spec.handlers[command])
             pp.set_defaults(handler=handler)
+        # (looked up only for `audit`: finding the module imports the figures package)
+        if (command == "audit" and (every or chosen == "audit")
+                and importlib.util.find_spec(AUDIT_REPORT) is not None):
+            for paper, summary in AUDIT_PAPERS.items():
+                pp = psub.add_parser(paper, help=summary)
+                if every or (chosen == "audit" and name == paper):
+                    report = importlib.import_module(AUDIT_REPORT)
+                    report.add_arguments(pp)
+                    pp.add_argument("--json", action="store_true",
+                                    help="print one JSON object")
+                    pp.set_defaults(handler=report.handler)
     bp = sub.add_parser("bound", help="a paper's closed-form bound")
     if every or chosen == "bound":
         bsub = bp.add_subparsers(dest="bound", required=True, parser_class=_Parser)
@@ -152,32 +174,40 @@ def leaf_parsers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) ->
             for leaf in leaf_parsers(child, path + (name,))]
 
 
-def _print_table(out: dict[str, Any]) -> None:
-    """A short human-readable rendering of the JSON object."""
+def _print_table(out: dict[str, Any], width: int = 100) -> None:
+    """A short human-readable rendering of the JSON object, wrapped at `width` columns
+    (methods and sources are left to --json)."""
     head = " ".join(str(out[k]) for k in ("command", "protocol", "bound") if k in out)
     print(head)
+
+    def emit(text: str, indent: str) -> None:
+        print(textwrap.fill(text, width=width, initial_indent=indent,
+                            subsequent_indent=indent + "    ", break_on_hyphens=False))
+
     for key, value in out.items():
-        if key in ("command", "protocol", "bound"):
+        if key in ("command", "protocol", "bound", "version"):
             continue
         if isinstance(value, dict) and "value" in value:
             extra = f" ({value.get('kind')}, {value.get('direction', '')})".replace(", )", ")")
-            print(f"  {key:<16} {_fmt(value['value'])}{extra}")
+            emit(f"{key:<16} {_fmt(value['value'])}{extra}", "  ")
         elif isinstance(value, list) and value and isinstance(value[0], dict):
             print(f"  {key}:")
             for item in value:
-                print("    " + ", ".join(f"{k}={_fmt(v)}" for k, v in item.items()
-                                         if k not in ("method", "source")))
+                emit(", ".join(f"{k}={_fmt(v)}" for k, v in item.items()
+                               if k not in ("method", "source")), "    ")
         elif isinstance(value, dict):
-            print(f"  {key:<16} " + ", ".join(f"{k}={_fmt(v)}" for k, v in value.items()))
+            emit(f"{key:<16} " + ", ".join(f"{k}={_fmt(v)}" for k, v in value.items()
+                                           if k not in ("method", "source")), "  ")
         else:
-            print(f"  {key:<16} {_fmt(value)}")
+            emit(f"{key:<16} {_fmt(value)}", "  ")
 
 
 def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.6g}"
     if isinstance(v, dict):
-        return "{" + ", ".join(f"{k}={_fmt(x)}" for k, x in v.items()) + "}"
+        return "{" + ", ".join(f"{k}={_fmt(x)}" for k, x in v.items()
+                               if k not in ("method", "source")) + "}"
     return str(v)
 
 
@@ -209,10 +239,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, key, None):
             out[key] = getattr(args, key)
     out.update(body)
-    if getattr(args, "json", False):
-        sys.stdout.write(json.dumps(_jsonable(out)) + "\n")
-    else:
-        _print_table(out)
+    out["version"] = __version__
+    try:
+        if getattr(args, "json", False):
+            sys.stdout.write(json.dumps(_jsonable(out)) + "\n")
+        else:
+            _print_table(out)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `... | head`: the reader left; not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

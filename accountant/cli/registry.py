@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["ProtocolSpec", "BoundSpec", "Handler", "ProtocolEntry", "PROTOCOLS",
+           "AUDIT_REPORT", "AUDIT_PAPERS",
            "PROTOCOL_COMMANDS", "COMMANDS", "EXTRA_HANDLERS", "BOUND_FACE", "load",
            "protocol_spec"]
 
@@ -43,6 +44,9 @@ class ProtocolSpec:
     handlers: dict[str, Handler] = field(default_factory=dict)
     # builds the protocol's contract object from parsed flags (used by `compose`)
     mechanism: Callable[[argparse.Namespace], Any] | None = None
+    # flags that only some commands take (e.g. simulate's --literal-trials): command -> adder
+    command_arguments: dict[str, Callable[[argparse.ArgumentParser], None]] = field(
+        default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,17 @@ EXTRA_HANDLERS: dict[tuple[str, str], str] = {
 }
 
 BOUND_FACE = "accountant.cli.faces.bounds:BOUNDS"
+
+# `audit PAPER`: every checkable claim of a seed paper (or of all four) as audit records;
+# the module exposes `add_arguments(parser)` and `handler(args)` (args.protocol is the name).
+AUDIT_REPORT = "figures.audit_report"
+AUDIT_PAPERS: dict[str, str] = {
+    "all": "every checkable claim of the four seed papers",
+    "balcer-cheu-2020": "Balcer-Cheu 2020: privacy, accuracy, communication, Section 4",
+    "girgis-2021": "Girgis et al. 2021: the RDP bounds, remarks and figures' statements",
+    "gkm": "Ghazi-Kumar-Manurangsi: Condition 7, Lemma 8, Theorem 6, Lemmas 11-12",
+    "ggkpv": "Ghazi-Golowich-Kumar-Pagh-Velingker slides: the multi-message claims",
+}
 
 # Top-level commands besides the protocol commands and `bound`: name -> (help, module
 # exposing `register(subparsers)`).

@@ -51,12 +51,18 @@ def _add_common(p: argparse.ArgumentParser, hist: bool) -> None:
                    help="the randomizer's Bernoulli parameter (instead of --epsilon --delta)")
     if hist:
         p.add_argument("--d", type=integer(_DOMAIN_SIZE), help="histogram domain size (>= 2)")
+
+
+def _add_audit(p: argparse.ArgumentParser) -> None:
     p.add_argument("--table", action="store_true",
-                   help="audit only: the whole audit table (the default without --n)")
+                   help="the whole audit table (the default without --n)")
+
+
+def _add_simulate(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ones", type=integer(ONES), default=None,
-                   help="simulate only: users holding 1 (zsum) / value 1 (hist); default n//2")
+                   help="users holding 1 (zsum) / value 1 (hist); default n//2")
     p.add_argument("--literal-trials", type=integer(_LITERAL), default=200,
-                   help="simulate only: runs of the literal (message-list) protocol")
+                   help="runs of the literal (message-list) protocol")
 
 
 def parameters_from_args(args: argparse.Namespace, hist: bool) -> BalcerCheuParameters:
@@ -132,7 +138,7 @@ def _pure(hist: bool) -> Any:
 
 def _audit(hist: bool) -> Any:
     def handle(args: argparse.Namespace) -> dict[str, Any]:
-        if args.table or args.n is None:
+        if getattr(args, "table", False) or args.n is None:
             rows = audit_table("hist" if hist else "zsum", d=args.d or 2 if hist else 2)
             decided = [r for r in rows if r["verdict"] != "not applicable"]
             return {"rows": rows, "summary": {
@@ -176,6 +182,7 @@ def _spec(hist: bool) -> ProtocolSpec:
         summary=("Balcer-Cheu histogram (Fig. 2)" if hist
                  else "Balcer-Cheu zero-sum binary counting (Fig. 1)"),
         add_arguments=lambda p: _add_common(p, hist),
+        command_arguments={"audit": _add_audit, "simulate": _add_simulate},
         handlers={"dp": _dp(hist), "rdp": _rdp(hist), "pure": _pure(hist),
                   "audit": _audit(hist), "calibrate": _calibrate(hist)})
 
