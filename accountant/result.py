@@ -30,6 +30,9 @@ class Kind(StrEnum):
     EXACT = "exact"
     UPPER = "upper"
     LOWER = "lower"
+    # A published pipeline that is not a theorem (docs/soundness.md#result-kinds): never a
+    # bound, never the winner of `tightest`, never an end of a `Bracket`.
+    HEURISTIC = "heuristic"
 
 
 class Direction(StrEnum):
@@ -59,7 +62,7 @@ class Result:
         quantity: "delta", "epsilon", "renyi", "kl" or "max_divergence".
         value: the number; float, Fraction (exact backend) or mpmath.mpf (values below
             float range, or the mp backend).
-        kind: EXACT, UPPER or LOWER.
+        kind: EXACT, UPPER, LOWER or HEURISTIC (a value that is not a bound).
         direction: P||Q, Q||P or MAX (maximum over both orders).
         method: dotted name of the function that produced it, plus backend notes.
         source: paper and statement, for closed forms.
@@ -144,6 +147,9 @@ class Bracket:
     special: Result | None = None
 
     def __post_init__(self) -> None:
+        for end, r in (("lower", self.lower), ("upper", self.upper)):
+            if r is not None and r.kind is Kind.HEURISTIC:
+                raise ValueError(f"Bracket.{end} is a heuristic value, not a bound ({r.method})")
         if self.lower is not None and self.lower.kind is Kind.UPPER:
             raise ValueError(f"Bracket.lower is an upper bound ({self.lower.method})")
         if self.upper is not None and self.upper.kind is Kind.LOWER:
@@ -173,11 +179,19 @@ def _json_number(x: float) -> float | str:
 def tightest(*results: Result) -> Result:
     """The tightest of several bounds on one quantity: min of UPPERs, max of LOWERs.
 
-    EXACT results win outright. Raises ValueError when quantities, orders, or kinds
-    (upper vs lower) are mixed, because comparing them means nothing.
+    EXACT results win outright. HEURISTIC results are not bounds and never win: they are
+    ignored when bounds are present.
+
+    Raises:
+        ValueError: when quantities, orders, or kinds (upper vs lower) are mixed, because
+            comparing them means nothing, or when every result is HEURISTIC.
     """
     if not results:
         raise ValueError("tightest() needs at least one Result")
+    bounds = tuple(r for r in results if r.kind is not Kind.HEURISTIC)
+    if not bounds:
+        raise ValueError("tightest() got only heuristic values; none of them is a bound")
+    results = bounds
     quantities = {(r.quantity, r.order) for r in results}
     if len(quantities) != 1:
         raise ValueError(f"tightest() got different quantities: {sorted(map(str, quantities))}")

@@ -75,7 +75,8 @@ def _candidates(curve: RdpCurve, real_orders: bool = True) -> tuple[np.ndarray, 
 
 def _finish(curve: RdpCurve, quantity: str, value: float, order: float, at: float,
             name: str, source: Source, budget: float = 0.0) -> Result:
-    return Result(quantity=quantity, value=value, kind=Kind.UPPER, direction=curve.direction,
+    kind = Kind.HEURISTIC if curve.kind is Kind.HEURISTIC else Kind.UPPER
+    return Result(quantity=quantity, value=value, kind=kind, direction=curve.direction,
                   method=f"composition.conversion.{name} of [{curve.method}] at alpha={order:.6g}",
                   source=source, order=float(order), at=float(at), error_budget=budget)
 
@@ -117,9 +118,21 @@ def _closed_form_delta(curve: RdpCurve, epsilon: float, name: str, source: Sourc
         log_delta = log_formula(orders, taus)
     i = int(np.argmin(log_delta))
     scale = (orders[i] - 1) * (taus[i] + epsilon) + math.log(orders[i]) + 2.0
-    value = min(1.0, rounding.up(math.exp(float(log_delta[i]) + 16 * _U * scale)
-                                 * (1 + 4 * _U)))
+    value = _exp_up(float(log_delta[i]) + 16 * _U * scale)
     return _finish(curve, "delta", value, float(orders[i]), epsilon, name, source)
+
+
+def _exp_up(log_value: float) -> float:
+    """min(1, e^log_value) rounded up: 1 for log_value >= 0 (no overflow, whatever its
+    size), the smallest subnormal where e^log_value underflows (never 0 for a positive
+    value)."""
+    if log_value != log_value:
+        raise ValueError("log delta is NaN")
+    if log_value >= 0:
+        return 1.0
+    if log_value < -740.0:
+        return math.ulp(0.0)
+    return min(1.0, rounding.up(math.exp(log_value) * (1 + 4 * _U)))
 
 
 # ------------------------------------------------------------------ Mironov 2017
@@ -182,6 +195,46 @@ def _d_max(q: np.ndarray, alpha: float | np.ndarray, tau: float | np.ndarray) ->
     return np.where(full, 1.0 - q, hi)
 
 
+_LOG_Q_SPLIT = -700.0
+
+
+def _log_p_max(log_q: np.ndarray, alpha: float | np.ndarray,
+               tau: float | np.ndarray) -> np.ndarray:
+    """log of the largest p in [q, 1] with p^a q^(1-a) + (1-p)^a (1-q)^(1-a) <= e^((a-1)tau).
+
+    Where log q >= -700 this is log(q + d_max(q)) (`_d_max`, accurate for p close to q);
+    below, q is not a float and the constraint is solved for log p directly, in log space:
+    logaddexp(a lp + (1-a) lq, a log1p(-e^lp) + (1-a) log1p(-e^lq)) <= (a-1) tau is
+    increasing in lp on [lq, 0]; 80 bisection steps keep the end that may violate it
+    (p overestimated).
+    """
+    log_q = np.asarray(log_q, dtype=float)
+    log_q, alpha_b, tau_b = np.broadcast_arrays(log_q, np.asarray(alpha, dtype=float),
+                                                np.asarray(tau, dtype=float))
+    out = np.empty(log_q.shape)
+    big = log_q >= _LOG_Q_SPLIT
+    if np.any(big):
+        q = np.exp(log_q[big])
+        out[big] = np.log(np.minimum(1.0, q + _d_max(q, alpha_b[big], tau_b[big])))
+    small = ~big
+    if np.any(small):
+        lq, a, t = log_q[small], alpha_b[small], tau_b[small]
+        c = (a - 1.0) * t
+        lo, hi = lq.copy(), np.zeros_like(lq)
+        full = lq >= -t                     # p = 1 feasible
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            for _ in range(80):
+                mid = 0.5 * (lo + hi)
+                left = np.logaddexp(a * mid + (1.0 - a) * lq,
+                                    a * np.log1p(-np.exp(mid)) + (1.0 - a) * np.log1p(
+                                        -np.exp(lq)))
+                ok = left <= c
+                lo = np.where(ok, mid, lo)
+                hi = np.where(ok, hi, mid)
+        out[small] = np.where(full, 0.0, hi)
+    return out
+
+
 def _zoom_max(f: Callable[[np.ndarray], np.ndarray], a: np.ndarray, b: np.ndarray,
               rounds: int = 7, points: int = 33) -> np.ndarray:
     """Row-wise max of unimodal functions on [a_i, b_i]: repeated vectorised grids, each
@@ -203,15 +256,18 @@ def _optimal_epsilon_many(alphas: np.ndarray, taus: np.ndarray, delta: float) ->
     concave function over a linear one has convex superlevel sets), so a grid in log q and
     zoomed grids find it."""
     a_col, t_col = alphas[:, None], taus[:, None]
-    # p <= q^(1-1/a) e^(tau (a-1)/a) must exceed delta
-    log_q_min = np.maximum((math.log(delta) - taus * (alphas - 1) / alphas) * alphas
-                           / (alphas - 1) - 1.0, -700.0)
+    # p <= q^(1-1/a) e^(tau (a-1)/a) must exceed delta; below that q nothing is feasible.
+    # No floor at e^-700: tiny delta and large tau need q far below the float range, so the
+    # search runs in log q (`_log_p_max`).
+    log_delta = math.log(delta)
+    log_q_min = ((log_delta - taus * (alphas - 1) / alphas) * alphas / (alphas - 1) - 1.0)
 
     def h(log_q: np.ndarray) -> np.ndarray:
-        q = np.exp(log_q)
-        p = q + _d_max(q, a_col, t_col)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(p > delta, np.log(np.maximum(p - delta, 1e-300)) - log_q, -np.inf)
+        lp = _log_p_max(log_q, a_col, t_col)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            # log(p - delta) - log q, with p - delta = p (1 - e^(log delta - lp))
+            gap = np.log1p(-np.exp(np.minimum(log_delta - lp, 0.0)))
+            return np.where(lp > log_delta, lp + gap - log_q, -np.inf)
 
     t = np.linspace(0.0, 1.0, 257)
     grid = log_q_min[:, None] + (0.0 - log_q_min)[:, None] * t[None, :]
@@ -228,7 +284,7 @@ def _optimal_delta_many(alphas: np.ndarray, taus: np.ndarray, epsilon: float) ->
     """Per order: max over q of d_max(q) - expm1(eps) q, concave in q
     (docs/conversions.md#optimal-conversion)."""
     a_col, t_col = alphas[:, None], taus[:, None]
-    gamma1 = math.expm1(epsilon)
+    gamma1 = math.expm1(min(epsilon, 700.0))
 
     def g(log_q: np.ndarray) -> np.ndarray:
         q = np.exp(log_q)
@@ -240,6 +296,12 @@ def _optimal_delta_many(alphas: np.ndarray, taus: np.ndarray, epsilon: float) ->
     i = np.argmax(vals, axis=1)
     best = np.maximum(vals[rows, i], _zoom_max(
         g, grid[rows, np.maximum(i - 1, 0)], grid[rows, np.minimum(i + 1, 512)]))
+    # The objective is concave in q: if the grid's best point is its left end (q = e^-700),
+    # the supremum may lie further left, where it is at most p_max(e^-700) (p_max increases
+    # in q). Also covers epsilon > 700, where gamma1 was capped (a smaller gamma1 only
+    # raises the objective).
+    left = np.exp(_log_p_max(np.full(alphas.shape, -700.0), alphas, taus))
+    best = np.where(i == 0, np.maximum(best, left), best)
     best = np.where(taus == 0, 0.0, best)
     return np.minimum(1.0, np.maximum(0.0, best))
 
@@ -274,9 +336,7 @@ def _cks_delta_one(alpha: float, tau: float, epsilon: float) -> float:
     log_delta = ((alpha - 1) * (tau - epsilon) - math.log(alpha)
                  + (alpha - 1) * math.log1p(-1 / alpha))
     scale = (alpha - 1) * (tau + epsilon) + math.log(alpha) + 2.0
-    if log_delta > 0:
-        return 1.0
-    return min(1.0, rounding.up(math.exp(log_delta + 16 * _U * scale) * (1 + 4 * _U)))
+    return _exp_up(log_delta + 16 * _U * scale)
 
 
 def epsilon_optimal(curve: RdpCurve, *, delta: float) -> Result:
@@ -318,7 +378,7 @@ def delta_optimal(curve: RdpCurve, *, epsilon: float) -> Result:
     optimum = _optimal_delta_many(np.array([a for a, _ in near]),
                                   np.array([t for _, t in near]), epsilon) if near else []
     for (alpha, tau), raw in zip(near, optimum, strict=True):
-        d = min(1.0, rounding.up(float(raw) * (1 + _OPT_MARGIN) + 1e-300))
+        d = min(1.0, rounding.up(float(raw) * (1 + _OPT_MARGIN) + math.ulp(0.0)))
         d = min(d, _cks_delta_one(alpha, tau, epsilon))
         if d < best:
             best, best_order = d, alpha

@@ -24,6 +24,7 @@ composition is (sqrt(2k log(1/delta'')) eps + k eps (e^eps - 1), k delta + delta
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -125,14 +126,24 @@ def epsilon_drv(*, epsilon: float, delta: float, rounds: int, delta_total: float
     """
     epsilon, delta, rounds = _check(epsilon, delta, rounds)
     DELTA.named("delta_total").check(delta_total)
-    slack = delta_total - rounds * delta
-    if slack <= 0:
+    # delta'' = delta' - k delta exactly (Fraction), then rounded down: a float subtraction
+    # loses everything when k delta is close to delta' (issue 16).
+    exact_slack = Fraction(delta_total) - rounds * Fraction(delta)
+    if exact_slack <= 0:
         raise RegimeError(f"composition.kov.epsilon_drv needs delta_total > rounds*delta "
                           f"(Dwork-Rothblum-Vadhan 2010, Thm III.3); got delta_total="
                           f"{delta_total}, rounds*delta={rounds * delta}")
-    value = (math.sqrt(2 * rounds * math.log(1 / slack)) * epsilon
+    slack = rounding.down(exact_slack)
+    if slack <= 0:  # below the float range
+        log_inv = -float(mpmath.log(mpmath.mpf(exact_slack.numerator)
+                                    / exact_slack.denominator))
+    else:
+        log_inv = -math.log(slack)
+    u = rounding.UNIT_ROUNDOFF
+    # each factor rounded up by a few ulps: log, product, sqrt, expm1, products, sum
+    value = (math.sqrt(2 * rounds * log_inv * (1 + 4 * u)) * epsilon
              + rounds * epsilon * math.expm1(epsilon))
-    return Result(quantity="epsilon", value=rounding.up(value * (1 + 8 * rounding.UNIT_ROUNDOFF)),
+    return Result(quantity="epsilon", value=rounding.up(value * (1 + 16 * u)),
                   kind=Kind.UPPER, direction=Direction.MAX,
                   method=f"composition.kov.epsilon_drv(delta''={slack:.3g})", source=_DRV,
                   at=float(delta_total))
@@ -142,13 +153,16 @@ def delta_drv(*, epsilon: float, delta: float, rounds: int, epsilon_total: float
     """k delta + delta'' with delta'' solved from eps' (1 when eps' <= k eps (e^eps - 1))."""
     epsilon, delta, rounds = _check(epsilon, delta, rounds)
     EPSILON.named("epsilon_total").check(epsilon_total)
-    room = epsilon_total - rounds * epsilon * math.expm1(epsilon)
+    u = rounding.UNIT_ROUNDOFF
+    # room = eps' - k eps (e^eps - 1) rounded down (expm1 raised by 2u, exact products)
+    room = rounding.down(Fraction(epsilon_total) - rounds * Fraction(epsilon)
+                         * Fraction(math.expm1(epsilon) * (1 + 2 * u)))
     if room <= 0 or epsilon == 0:
-        value = 1.0 if epsilon > 0 else min(1.0, rounds * delta)
+        value = 1.0 if epsilon > 0 else min(1.0, rounding.up(rounds * Fraction(delta)))
     else:
-        log_inv = (room / epsilon) ** 2 / (2 * rounds)
-        value = min(1.0, rounding.up((rounds * delta + math.exp(-log_inv))
-                                     * (1 + 8 * rounding.UNIT_ROUNDOFF)))
+        log_inv = (room / epsilon) ** 2 / (2 * rounds) * (1 - 8 * u)
+        value = min(1.0, rounding.up((rounding.up(rounds * Fraction(delta))
+                                      + math.exp(-log_inv)) * (1 + 8 * u)))
     return Result(quantity="delta", value=value, kind=Kind.UPPER, direction=Direction.MAX,
                   method="composition.kov.delta_drv", source=_DRV, at=float(epsilon_total))
 

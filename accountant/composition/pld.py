@@ -1,59 +1,483 @@
-"""Composition of view pairs through privacy-loss distributions (PLD), on Google's
-`dp_accounting` (https://github.com/google/differential-privacy, python/dp_accounting).
+"""Certified composition through privacy-loss distributions (PLD), our own engine
+(docs/conversions.md#certified-pld-engine).
 
-docs/divergences.md#products: for a product of independent pairs the privacy loss adds, so the PLD
-of a
-composition is the convolution of the PLDs, and H_{e^eps} = E_P[(1 - e^(eps - L))_+] with
-an atom at +inf kept apart. dp_accounting discretizes losses on a grid of width `Delta` and
-self-composes by FFT (Meiser and Mohammadi, CCS 2018; Koskela, Jalko, Honkela, AISTATS
-2020; Doroshenko et al., PETS 2022).
+For a product of independent pairs the privacy loss adds, so the distribution of the total
+loss under P is the convolution of the per-pair ones, and
+H_{e^eps} = E_P[(1 - e^(eps - L))_+] with a +inf atom kept apart
+(docs/divergences.md#products). Every step below keeps the value on its side of the truth:
 
-We build the discretized PLD ourselves from a `ViewPair` (not through
-`from_two_probability_mass_functions`) so that soundness uses the view's certificates:
+- **Discretisation.** A `LossPmf` is a nonnegative measure on the grid {k Delta} plus a
+  +inf atom. Pessimistic (upper): each loss is raised by its error bound and rounded up to
+  the grid, each mass raised by its error bound, every mass that is not on the grid (window
+  tails, a view's residual) goes to +inf. Optimistic (lower): losses lowered and rounded
+  down, masses lowered, the rest dropped. (1 - e^(eps - s))_+ is nonnegative and
+  nondecreasing in s, and convolution is monotone on nonnegative measures, so the
+  pessimistic composition's H is at least the truth, the optimistic one's at most.
+- **FFT error.** Each convolution is a zero-padded linear convolution by numpy's real FFT of
+  a power-of-two length L (no periodisation: nothing wraps around). Its round-off is
+  bounded in the 2-norm by Higham's FFT bound (Accuracy and Stability of Numerical
+  Algorithms, 2nd ed., Thm 24.2) propagated through the product (`fft_error_bound`) and
+  turned into an l1 bound by Cauchy-Schwarz; negative entries are clipped to 0 (which
+  cannot move an entry further from a nonnegative truth).
+- **Error ledger.** `LossPmf.error` bounds the l1 distance between the stored arrays (and
+  atom) and the exact measure they stand for. Composition is bilinear, so
+  E(a*b) <= E_a |b|_1 + (|a|_1 + E_a) E_b + FFT error + rounding of the atom. Since
+  0 <= (1 - e^(eps - s))_+ <= 1, a ledger E moves H by at most E: it is added to upper
+  values and subtracted from lower ones.
+- **Truncation.** Between convolutions, tails whose stored mass is below a threshold are
+  moved in the safe direction (pessimistic: right tail to +inf, left tail up to the first
+  kept loss; optimistic: right tail down to the last kept loss, left tail dropped).
 
-- pessimistic (upper): each loss rounded up to a multiple of Delta after adding its error
-  bound, each P-mass raised by its log-error bound, the certified residual mass `tail_p` and
-  the mass on +inf losses put on the +inf atom; rounding losses up only increases every
-  hockey-stick divergence of every composition (dp_accounting's pessimistic estimate);
-- optimistic (lower): losses rounded down after subtracting their error, masses lowered,
-  residual dropped; this needs an exact grid (`grid_exact`).
-
-Both orders of a non-symmetric pair are kept (dp_accounting's "remove" and "add" PMFs are
-P||Q and Q||P here) and the reported value is the maximum over both. The gap between the
-pessimistic and the optimistic value shows the discretization error; by default Delta is
-refined until that gap is below `relative_gap` of the value.
-
-Not certified: the floating-point error of dp_accounting's FFT convolution (relative to the
-largest probability, ~1e-16 per entry; negligible at delta >= 1e-12 but not bounded here),
-and its tail truncation (1e-15 per composition, put on the +inf atom when pessimistic; for
-the optimistic value we subtract it back out, see `_lower_target`).
+Pairs: any float `ViewPair` (both orders are composed and the maximum reported), and the
+mixture-over-C pairs of `accountant.pairs.clones` (FMT's clones pair, the k-RR blanket pair),
+which are symmetric and built in O(outcomes) with numpy from certified log-PMFs.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
-from dp_accounting.pld import pld_pmf
 
 from accountant.composition.rdp import ROUNDS
 from accountant.divergence.common import ULP_SLACK, arr
 from accountant.domains import DELTA, EPSILON, POSITIVE
 from accountant.errors import ParameterError, PrecisionError
 from accountant.numeric import rounding
+from accountant.numeric.special import binomial_logpmf, log_pmf_error
+from accountant.numeric.tails import binomial_log_window
+from accountant.pairs.clones import ClonePair
 from accountant.result import Direction, Kind, Result, Source
 from accountant.view import ViewPair
 
-__all__ = ["PldComposition", "compose_views", "DEFAULT_DISCRETIZATION"]
+__all__ = ["LossPmf", "PldComposition", "compose_views", "from_view", "from_clone_pair",
+           "convolve", "self_compose", "delta_of", "epsilon_of", "fft_error_bound",
+           "grid_index", "pmf_from_entries", "truncate",
+           "DEFAULT_DISCRETIZATION"]
 
 DEFAULT_DISCRETIZATION = 1e-4
-_TRUNCATION = 1e-15
-_MAX_BUCKETS = 2_000_000
-_SOURCE = Source(citation="dp_accounting (Google) privacy-loss distributions",
-                 locator="pessimistic/optimistic discretization, FFT self-composition; "
-                         "docs/divergences.md#products")
+_U = rounding.UNIT_ROUNDOFF
+_MAX_BUCKETS = 8_000_000
+_CHUNK = 2_000_000
+_SOURCE = Source(citation="shuffle-accountant certified PLD engine",
+                 locator="pessimistic/optimistic discretisation, FFT with a bounded round-off; "
+                         "docs/conversions.md#certified-pld-engine")
+
+
+# ------------------------------------------------------------------ the measure
+@dataclass(frozen=True, slots=True)
+class LossPmf:
+    """A privacy-loss measure under P on the grid {(offset + i) width} plus a +inf atom.
+
+    Attributes:
+        width: the grid width Delta > 0.
+        offset: grid index of mass[0].
+        mass: nonnegative masses.
+        infinity: mass of the +inf loss.
+        error: the absolute part E of the ledger: with nu the exact measure the arrays
+            stand for (a pessimistic or optimistic discretisation of the true PLD), every
+            stored entry is nu_i (1 + theta_i) + e_i with |theta_i| <= relative and
+            sum |e_i| <= error (the +inf atom included).
+        pessimistic: True for an upper (losses rounded up), False for a lower measure.
+        relative: the relative part of the ledger (sums of nonnegative terms: binning,
+            direct convolution).
+    """
+
+    width: float
+    offset: int
+    mass: np.ndarray
+    infinity: float
+    error: float
+    pessimistic: bool
+    relative: float = 0.0
+
+    @property
+    def total(self) -> float:
+        """|mass|_1 + infinity, rounded up (a bound for the error ledger)."""
+        s = float(np.sum(self.mass))
+        return rounding.up((s * (1 + rounding.sum_relative_error(self.mass.size))
+                            + self.infinity) * (1 + 2 * _U))
+
+
+def pmf_from_entries(index: np.ndarray, mass: np.ndarray, width: float, infinity: float,
+                  pessimistic: bool) -> LossPmf:
+    """Bin (grid index, mass) entries; the bincount's rounding goes to the error ledger."""
+    if index.size == 0:
+        return LossPmf(width, 0, np.zeros(1), infinity, 0.0, pessimistic)
+    lo, hi = int(index.min()), int(index.max())
+    span = hi - lo + 1
+    if span > _MAX_BUCKETS:
+        raise PrecisionError(f"PLD discretization={width:g} needs {span} buckets for one "
+                             f"pair (limit {_MAX_BUCKETS}); use a coarser discretization")
+    out = np.zeros(span)
+    counts = np.zeros(span)
+    for start in range(0, index.size, _CHUNK):
+        sl = slice(start, start + _CHUNK)
+        idx = (index[sl] - lo).astype(np.int64)
+        out += np.bincount(idx, weights=mass[sl], minlength=span)
+        counts += np.bincount(idx, minlength=span)
+    # a bin is a sum of `count` nonnegative terms, added in order (plus one addition per
+    # chunk): relative error <= (count + chunks) u, with a factor 2 of margin
+    chunks = index.size // _CHUNK + 1
+    relative = 2 * (float(counts.max()) + chunks) * _U
+    return LossPmf(width, lo, out, infinity, 0.0, pessimistic, relative)
+
+
+def grid_index(loss: np.ndarray, margin: np.ndarray, width: float,
+                pessimistic: bool) -> np.ndarray:
+    """ceil((loss + margin)/width) (pessimistic) or floor((loss - margin)/width), with the
+    division's rounding covered: index * width is >= (<=) the true loss."""
+    slack = margin + 4 * _U * np.abs(loss) + 1e-300
+    if pessimistic:
+        z = (loss + slack) / width
+        return np.ceil(z + 4 * _U * np.abs(z))
+    z = (loss - slack) / width
+    return np.floor(z - 4 * _U * np.abs(z))
+
+
+def from_view(view: ViewPair, width: float, pessimistic: bool) -> LossPmf:
+    """The discretised PLD of P||Q of a float `ViewPair`, with its certificates.
+
+    Args:
+        view: the pair (float backend), oriented P||Q.
+        width: grid width Delta.
+        pessimistic: True for the upper measure, False for the lower one.
+
+    Returns:
+        The `LossPmf`.
+
+    Raises:
+        ParameterError: a non-float view, or an optimistic measure of a view whose grid is
+            not exact (its values are lower bounds of unknown quality: no lower exists).
+        PrecisionError: the grid would need more than 8e6 buckets.
+    """
+    if view.backend != "float":
+        raise ParameterError("PLD composition needs float views (backend='float')")
+    if not pessimistic and not view.grid_exact:
+        raise ParameterError("an optimistic PLD needs a view whose grid is exact")
+    n = view.size
+    lp, loss = view.p, view.loss
+    lerr = arr(view.log_error, n) + ULP_SLACK
+    margin = arr(view.loss_error, n) + 4 * _U * np.abs(np.where(np.isfinite(loss), loss, 0.0))
+    live = np.isfinite(lp)
+    atoms = live & np.isposinf(loss)
+    finite = live & np.isfinite(loss)
+    sign = 1.0 if pessimistic else -1.0
+    mass = np.exp(lp[finite] + sign * lerr[finite]) * (1 + sign * 2 * _U)
+    index = grid_index(loss[finite], margin[finite], width, pessimistic)
+    infinity = float(np.sum(np.exp(lp[atoms] + sign * lerr[atoms])))
+    infinity *= (1 + sign * 2 * rounding.sum_relative_error(int(atoms.sum()) + 1))
+    if pessimistic:
+        infinity = rounding.up(infinity + float(view.tail_p))
+    return pmf_from_entries(index, mass, width, max(0.0, infinity), pessimistic)
+
+
+def from_clone_pair(pair: ClonePair, width: float, pessimistic: bool,
+                    tail: float = 1e-15) -> LossPmf:
+    """The discretised PLD of a mixture-over-C pair (clones or k-RR blanket), in
+    O(outcomes) with numpy.
+
+    Outcome (c, x), c ~ Bin(N, q), x = 0..c+1, m = c + 1: P-mass
+    pi(c) Bin(m, 1/2)(x) 2 (w x + w' (m-x))/m, loss log((e a + b)/(a + e b)) with
+    a = x, b = m - x, e = e^eps0 (docs/clones-and-blankets.md#clones-pair); the w* block has
+    loss 0 and mass w*. The pair is symmetric, so P||Q and Q||P have the same PLD.
+
+    Args:
+        pair: the pair.
+        width: grid width Delta.
+        pessimistic: upper (True) or lower (False) measure.
+        tail: mass allowed outside the (c, x) window (sent to +inf when pessimistic):
+            at most tail/2 outside the c window (Chernoff, doubled), tail/2 outside the x
+            windows (Hoeffding).
+
+    Returns:
+        The `LossPmf`.
+
+    Raises:
+        PrecisionError: the grid would need more than 8e6 buckets.
+    """
+    POSITIVE.named("tail").check(tail)
+    N, q, e0 = pair.others, pair.clone_probability, pair.epsilon0
+    lo, hi, log_out = binomial_log_window(N, q, math.log(tail / 4))
+    c = np.arange(lo, hi + 1, dtype=float)
+    log_pi = binomial_logpmf(c, float(N), q)
+    # q is e^-eps0 (or 2/(e^eps0+k-1)) rounded: a relative error <= 8u in q and in 1-q
+    err_pi = log_pmf_error(log_pi) + 8 * _U * (c + (N - c) * q / (1 - q)) + ULP_SLACK
+    m_all = c + 1
+    log8 = math.log(8.0 / tail)
+    half_width = int(math.ceil(math.sqrt(float(m_all.max()) * log8 / 2.0))) + 1
+    offsets = np.arange(-half_width, half_width + 1, dtype=float)
+    sign = 1.0 if pessimistic else -1.0
+    log_w, log_w1 = math.log(pair.w), math.log(pair.w_prime)
+    rows_per_chunk = max(1, _CHUNK // offsets.size)
+    indices, masses = [], []
+    for start in range(0, c.size, rows_per_chunk):
+        cs = c[start:start + rows_per_chunk]
+        ms = cs + 1
+        x = np.floor(ms / 2)[:, None] + offsets[None, :]
+        mm = np.broadcast_to(ms[:, None], x.shape)
+        ok = (x >= 0) & (x <= mm)
+        xs, mv = x[ok], mm[ok]
+        row = np.broadcast_to(np.arange(cs.size)[:, None], x.shape)[ok] + start
+        log_b = _half_binomial_logpmf(xs, mv)
+        with np.errstate(divide="ignore"):
+            la, lb = np.log(xs), np.log(mv - xs)
+        # log(2 (w a + w' b)/m); w, w' carry <= 4u relative each, the logs a few u
+        log_f = math.log(2.0) + np.logaddexp(log_w + la, log_w1 + lb) - np.log(mv)
+        log_mass = log_pi[row] + log_b + log_f
+        err = err_pi[row] + log_pmf_error(log_b) + 16 * _U * (1 + np.abs(log_f))
+        loss = np.logaddexp(e0 + la, lb) - np.logaddexp(la, e0 + lb)
+        margin = 16 * _U * (e0 + np.log(mv + 1) + 2)
+        masses.append(np.exp(log_mass + sign * err) * (1 + sign * 4 * _U))
+        indices.append(grid_index(loss, margin, width, pessimistic))
+    index = np.concatenate(indices + [np.array([0.0])])
+    star = pair.w_star * (1 + sign * 8 * _U)
+    mass = np.concatenate(masses + [np.array([max(0.0, star)])])
+    infinity = 0.0
+    if pessimistic:
+        infinity = rounding.up(2 * math.exp(log_out) + tail / 2) if log_out > -745 else \
+            rounding.up(tail / 2)
+    return pmf_from_entries(index, mass, width, infinity, pessimistic)
+
+
+def _half_binomial_logpmf(x: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """log Bin(m, 1/2)(x) for arrays x and m (m varies): one `binomial_logpmf` call per
+    distinct m (same error model, `log_pmf_error`)."""
+    out = np.empty(x.shape)
+    order = np.argsort(m, kind="stable")
+    ms = m[order]
+    cuts = np.flatnonzero(np.diff(ms)) + 1
+    for part in np.split(order, cuts):
+        out[part] = binomial_logpmf(x[part], float(m[part[0]]), 0.5)
+    return out
+
+
+# ------------------------------------------------------------------ convolution
+def fft_error_bound(length: int, norms_a: tuple[float, float],
+                    norms_b: tuple[float, float]) -> float:
+    """Bound on ||computed - exact||_2 of the linear convolution a * b by
+    irfft(rfft(a, L) rfft(b, L), L), L a power of two.
+
+    Higham (2nd ed., Thm 24.2): a computed radix-2 FFT of x has 2-norm error at most
+    log2(L) eta / (1 - log2(L) eta) * ||F x||_2 with eta = mu + gamma_4 (sqrt 2 + mu), mu the
+    twiddle factors' error (we take mu = u). With ||F x||_2 = sqrt(L) ||x||_2,
+    ||F x||_inf <= ||x||_1, a complex product's error <= sqrt(2) gamma_2 and the inverse's
+    1/L (exact for a power of two), the convolution's 2-norm error is at most
+    (3 e_L + 4u) max(|a|_2 |b|_1, |a|_1 |b|_2) to first order, e_L = the FFT's relative
+    bound; a factor 1.01 covers the second-order terms.
+
+    Args:
+        length: the FFT length L (a power of two).
+        norms_a, norms_b: (l1 norm, l2 norm) of each input.
+
+    Returns:
+        The 2-norm bound.
+    """
+    stages = max(1, int(math.ceil(math.log2(length))))
+    gamma4 = 4 * _U / (1 - 4 * _U)
+    eta = _U + gamma4 * (math.sqrt(2) + _U)
+    e_l = stages * eta / (1 - stages * eta)
+    scale = max(norms_a[1] * norms_b[0], norms_a[0] * norms_b[1])
+    return 1.01 * (3 * e_l + 4 * _U) * scale
+
+
+_DIRECT_WORK = 30_000_000
+
+
+def convolve(a: LossPmf, b: LossPmf) -> LossPmf:
+    """The composition of two measures (convolution, +inf absorbing), with its ledger.
+
+    Sparse inputs (nonzeros(a) x nonzeros(b) <= 3e7 products) are convolved directly: each
+    output is a sum of at most min(nnz) nonnegative products, a relative error (kept in
+    `relative`, which keeps tiny tails accurate). Others go through the FFT, whose
+    round-off (`fft_error_bound`) enters the absolute ledger.
+
+    Raises:
+        ParameterError: grids of different widths or directions.
+    """
+    if a.width != b.width or a.pessimistic != b.pessimistic:
+        raise ParameterError("composed PLDs need the same grid width and direction")
+    size = a.mass.size + b.mass.size - 1
+    nz_a, nz_b = np.flatnonzero(a.mass), np.flatnonzero(b.mass)
+    terms = max(1, min(nz_a.size, nz_b.size))
+    if nz_a.size * nz_b.size <= _DIRECT_WORK:
+        out = np.zeros(size)
+        small, large = (nz_a, nz_b) if nz_a.size <= nz_b.size else (nz_b, nz_a)
+        ms, ml = (a.mass, b.mass) if nz_a.size <= nz_b.size else (b.mass, a.mass)
+        for i in small:  # one shifted, scaled copy of the larger input per small nonzero
+            out[i + large] += ms[i] * ml[large]
+        op_rel = 2 * (terms + 1) * _U
+        fft_l1 = 0.0
+    else:
+        length = 1 << (size - 1).bit_length()
+        out = np.fft.irfft(np.fft.rfft(a.mass, length) * np.fft.rfft(b.mass, length),
+                           length)[:size]
+        norms_a = (float(np.sum(a.mass)) * 1.001, float(np.linalg.norm(a.mass)) * 1.001)
+        norms_b = (float(np.sum(b.mass)) * 1.001, float(np.linalg.norm(b.mass)) * 1.001)
+        fft_l1 = math.sqrt(size) * fft_error_bound(length, norms_a, norms_b)
+        np.maximum(out, 0.0, out=out)
+        op_rel = 0.0
+    fa, fb = float(np.sum(a.mass)), float(np.sum(b.mass))
+    infinity = a.infinity * (fb + b.infinity) + fa * b.infinity
+    # the atom's sums: relative error of the pairwise sums plus a few products
+    op_rel = max(op_rel, 2 * rounding.sum_relative_error(max(a.mass.size, b.mass.size))
+                 + 8 * _U)
+    ta, tb = a.total, b.total
+    nu_a = (ta + a.error) / (1 - a.relative)  # bound on |nu_a|_1
+    error = (a.error * tb + (1 + a.relative) * nu_a * b.error) * (1 + op_rel) + fft_l1
+    relative = (1 + a.relative) * (1 + b.relative) * (1 + op_rel) - 1
+    return LossPmf(a.width, a.offset + b.offset, out, rounding.up(infinity),
+                   rounding.up(error), a.pessimistic, rounding.up(relative * (1 + 4 * _U)))
+
+
+def truncate(pmf: LossPmf, tail: float) -> LossPmf:
+    """Move tails of stored mass <= tail each in the safe direction (module docstring)."""
+    probs = pmf.mass
+    if probs.size <= 2 or tail <= 0:
+        return pmf
+    left = np.cumsum(probs)
+    right = np.cumsum(probs[::-1])
+    first = int(np.searchsorted(left, tail, side="right"))
+    last = probs.size - 1 - int(np.searchsorted(right, tail, side="right"))
+    if first >= last:
+        return pmf
+    kept = probs[first:last + 1].copy()
+    left_mass = float(left[first - 1]) if first > 0 else 0.0
+    right_mass = float(right[probs.size - 2 - last]) if last + 1 < probs.size else 0.0
+    infinity = pmf.infinity
+    if pmf.pessimistic:
+        kept[0] += left_mass
+        infinity = rounding.up(infinity + right_mass)
+    else:
+        kept[-1] += right_mass
+    # the two partial sums are within sum_relative_error of the moved entries
+    moved = (left_mass + right_mass) * rounding.sum_relative_error(probs.size) * 2
+    return replace(pmf, offset=pmf.offset + first, mass=kept, infinity=infinity,
+                   error=rounding.up(pmf.error + moved + 4 * _U * (left_mass + right_mass)))
+
+
+def self_compose(pmf: LossPmf, rounds: int, tail: float = 0.0) -> LossPmf:
+    """`rounds`-fold composition by repeated squaring, truncating after each step.
+
+    Args:
+        pmf: one round.
+        rounds: T >= 1.
+        tail: truncation threshold per step (0: none).
+
+    Returns:
+        The composed measure with its ledger.
+    """
+    ROUNDS.check(rounds)
+    result: LossPmf | None = None
+    power = pmf
+    k = int(rounds)
+    while True:
+        if k & 1:
+            result = power if result is None else truncate(convolve(result, power), tail)
+        k >>= 1
+        if not k:
+            break
+        power = truncate(convolve(power, power), tail)
+    assert result is not None
+    return result
+
+
+# ------------------------------------------------------------------ reading values
+def _h_sum(pmf: LossPmf, epsilon: float) -> tuple[float, float]:
+    """(computed H(eps) of the stored measure, bound on its rounding error)."""
+    losses = (np.arange(pmf.mass.size) + pmf.offset) * pmf.width
+    live = losses > epsilon
+    terms = -np.expm1(epsilon - losses[live]) * pmf.mass[live]
+    h = float(np.sum(terms)) + pmf.infinity
+    finite = float(np.sum(pmf.mass[live]))
+    top = float(np.max(np.abs(losses))) if losses.size else 0.0
+    err = (h * (rounding.sum_relative_error(int(live.sum()) + 1) + 8 * _U)
+           + 4 * _U * (abs(epsilon) + top + 1) * finite)
+    return h, err
+
+
+def delta_of(pmf: LossPmf, epsilon: float) -> float:
+    """A bound on the true H(e^eps): upper for a pessimistic measure (computed value plus
+    rounding plus ledger), lower for an optimistic one (minus both, at least 0)."""
+    h, err = _h_sum(pmf, epsilon)
+    if pmf.pessimistic:
+        return min(1.0, rounding.up((h + err + pmf.error) / (1 - pmf.relative)
+                                    * (1 + 4 * _U)))
+    return max(0.0, rounding.down((h - err - pmf.error) / (1 + pmf.relative)
+                                  * (1 - 4 * _U)))
+
+
+def epsilon_of(pmf: LossPmf, delta: float) -> float:
+    """A bound on the true eps(delta) = inf{eps >= 0: H(e^eps) <= delta}.
+
+    Pessimistic: an eps whose certified `delta_of` is <= delta (so the truth is <= eps);
+    +inf when even the +inf atom and ledger exceed delta. Optimistic: an eps whose certified
+    lower `delta_of` exceeds delta (so the truth is >= eps), or 0.
+    """
+    losses = (np.arange(pmf.mass.size) + pmf.offset) * pmf.width
+    top = float(losses[-1]) if losses.size else 0.0
+    if pmf.pessimistic:
+        if delta_of(pmf, max(top, 0.0)) > delta:
+            return math.inf
+        target = delta * (1 - 1e-9) * (1 - pmf.relative) - pmf.error
+        guess = _inversion(losses, pmf.mass, pmf.infinity, max(target, 0.0))
+        good, bad = max(top, 0.0), None
+        if math.isfinite(guess) and delta_of(pmf, guess) <= delta:
+            good = guess
+        # the certified check failed at the guess: bisect between it and a known-good eps
+        lo = guess if math.isfinite(guess) else 0.0
+        if good != guess:
+            bad = lo
+            for _ in range(60):
+                mid = 0.5 * (bad + good)
+                if delta_of(pmf, mid) <= delta:
+                    good = mid
+                else:
+                    bad = mid
+                if good - bad <= 1e-12 * max(1.0, good):
+                    break
+        return rounding.up(good)
+    if delta_of(pmf, 0.0) <= delta:
+        return 0.0
+    guess = _inversion(losses, pmf.mass, pmf.infinity,
+                       delta * (1 + 1e-9) * (1 + pmf.relative) + pmf.error)
+    guess = guess if math.isfinite(guess) else max(top, 0.0)
+    good, bad = 0.0, None
+    if delta_of(pmf, guess) > delta:
+        good = guess
+    else:
+        bad = guess
+        for _ in range(60):
+            mid = 0.5 * (good + bad)
+            if delta_of(pmf, mid) > delta:
+                good = mid
+            else:
+                bad = mid
+            if bad - good <= 1e-12 * max(1.0, bad):
+                break
+    return rounding.down(good)
+
+
+def _inversion(losses: np.ndarray, probs: np.ndarray, infinity: float, delta: float) -> float:
+    """inf{eps >= 0 : H(eps) <= delta} of a discrete measure, computed (not certified):
+    docs/divergences.md#exact-inversion on the atoms."""
+    if infinity > delta:
+        return math.inf
+    positive = losses > 0
+    ls, ps = losses[positive][::-1], probs[positive][::-1]
+    a = infinity + np.cumsum(ps)
+    b = np.cumsum(ps * np.exp(-ls))
+    ok = (a > delta) & (b > 0)
+    if not np.any(ok):
+        return 0.0
+    return max(0.0, float(np.max(np.log((a[ok] - delta) / b[ok]))))
+
+
+# ------------------------------------------------------------------ public composition
+PairSource = Any  # a float ViewPair or a clones.ClonePair
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,189 +485,101 @@ class PldComposition:
     """Pessimistic (UPPER) and optimistic (LOWER) values of one composition.
 
     Attributes:
-        upper: Result from the pessimistic PLD (a sound upper bound, see module docstring).
-        lower: Result from the optimistic PLD (LOWER), or None when the views' grids are not
-            exact (then no lower value can be derived).
-        discretization: the loss grid width Delta that was finally used.
+        upper: Result from the pessimistic measure (certified, see module docstring).
+        lower: Result from the optimistic measure (LOWER), or None when some view's grid
+            is not exact.
+        discretization: the grid width Delta finally used.
         relative_gap: (upper - lower) / upper.
+        error: the pessimistic ledger (FFT round-off, binning) added to the upper delta.
     """
 
     upper: Result
     lower: Result | None
     discretization: float
     relative_gap: float
+    error: float = 0.0
 
 
-def _one_direction(view: ViewPair, width: float, pessimistic: bool) -> pld_pmf.PLDPmf:
-    """Discretized PLD of P||Q (`view` oriented), with the view's error certificates."""
-    if view.backend != "float":
-        raise ParameterError("PLD composition needs float views (backend='float')")
-    n = view.size
-    lp = view.p
-    loss = view.loss
-    lerr = arr(view.log_error, n) + ULP_SLACK
-    margin = arr(view.loss_error, n) + 4 * rounding.UNIT_ROUNDOFF * np.abs(
-        np.where(np.isfinite(loss), loss, 0.0))
-    live = np.isfinite(lp)
-    atoms = live & np.isposinf(loss)
-    finite = live & np.isfinite(loss)
-    sign = 1.0 if pessimistic else -1.0
-    mass = np.exp(lp[finite] + sign * lerr[finite])
-    shifted = (loss[finite] + sign * margin[finite]) / width
-    index = np.ceil(shifted) if pessimistic else np.floor(shifted)
-    infinity = float(np.sum(np.exp(lp[atoms] + sign * lerr[atoms])))
-    if pessimistic:
-        infinity += float(view.tail_p)
-    if index.size == 0:
-        return pld_pmf.create_pmf({0: 0.0}, width, min(infinity, 1.0), pessimistic)
-    lo = int(index.min())
-    span = int(index.max()) - lo + 1
-    if span > _MAX_BUCKETS:
-        raise PrecisionError(f"PLD discretization={width:g} needs {span} buckets for one "
-                             f"pair (limit {_MAX_BUCKETS}); use a coarser discretization")
-    probs = np.bincount((index - lo).astype(np.int64), weights=mass, minlength=span)
-    lo, probs, infinity = _trim(lo, probs, infinity, pessimistic)
-    return pld_pmf.DensePLDPmf(width, lo, probs, min(infinity, 1.0), pessimistic)
+def _pmfs(source: PairSource, width: float, pessimistic: bool,
+          tail: float) -> list[LossPmf]:
+    """[P||Q, Q||P] measures of a source (one entry for symmetric pairs)."""
+    if isinstance(source, ClonePair):
+        return [from_clone_pair(source, width, pessimistic, tail)]
+    if hasattr(source, "loss_pmfs"):  # e.g. composition.subsampled.SubsampledPair
+        return list(source.loss_pmfs(width, pessimistic, tail))
+    if isinstance(source, ViewPair):
+        return [from_view(source, width, pessimistic),
+                from_view(source.swapped(), width, pessimistic)]
+    raise ParameterError(f"{source!r} is neither a ViewPair nor a ClonePair")
 
 
-def _trim(lo: int, probs: np.ndarray, infinity: float, pessimistic: bool,
-          cut: float = 1e-30) -> tuple[int, np.ndarray, float]:
-    """Drop negligible tails (mass <= cut each side) in the safe direction, so that the FFT
-    self-composition works on the bulk only.
-
-    Pessimistic: the left tail moves up to the first kept loss (a larger loss), the right
-    tail goes to the +inf atom. Optimistic: the right tail moves down to the last kept loss,
-    the left tail is dropped (less mass). Both keep the estimate on its side.
-    """
-    left = np.cumsum(probs)
-    right = np.cumsum(probs[::-1])[::-1]
-    first = int(np.searchsorted(left, cut, side="right"))
-    last = probs.size - 1 - int(np.searchsorted(right[::-1], cut, side="right"))
-    if first > last:
-        return lo, probs, infinity
-    kept = probs[first:last + 1].copy()
-    left_mass = float(left[first - 1]) if first > 0 else 0.0
-    right_mass = float(right[last + 1]) if last + 1 < probs.size else 0.0
-    if pessimistic:
-        kept[0] += left_mass
-        infinity += right_mass
-    else:
-        kept[-1] += right_mass
-    return lo + first, kept, infinity
+def _compose_side(mechanisms: list[tuple[PairSource, int]], width: float,
+                  pessimistic: bool, tail: float) -> list[LossPmf]:
+    """The composed measures of both orders (symmetric sources serve both)."""
+    totals: list[LossPmf | None] = [None, None]
+    for source, rounds in mechanisms:
+        pm = _pmfs(source, width, pessimistic, tail)
+        for side in (0, 1):
+            one = self_compose(truncate(pm[min(side, len(pm) - 1)], tail), rounds, tail)
+            totals[side] = one if totals[side] is None else truncate(
+                convolve(totals[side], one), tail)
+    return [t for t in totals if t is not None]
 
 
-def _composed(mechanisms: Sequence[tuple[ViewPair, int]], width: float,
-              pessimistic: bool) -> tuple[list[pld_pmf.PLDPmf], int]:
-    """The composed PLD PMFs of both orders (P||Q, Q||P) and the number of truncating
-    operations (for `_lower_target`). These are dp_accounting's "remove" and "add" PMFs
-    of `PrivacyLossDistribution`, composed the way it composes them."""
-    totals: list[pld_pmf.PLDPmf] = []
-    operations = 0
-    for side in (0, 1):
-        total = None
-        for view, rounds in mechanisms:
-            one = _one_direction(view if side == 0 else view.swapped(), width, pessimistic)
-            if rounds > 1:
-                one = one.self_compose(int(rounds), tail_mass_truncation=_TRUNCATION)
-                operations += side == 0
-            if total is None:
-                total = one
-            else:
-                total = total.compose(one, tail_mass_truncation=_TRUNCATION)
-                operations += side == 0
-        totals.append(total)
-    return totals, operations
-
-
-def _lower_target(delta: float, operations: int) -> float:
-    """dp_accounting adds the truncated mass (and FFT wrap-around of at most that mass) even
-    to optimistic PLDs; asking the optimistic PLD for epsilon at delta + that mass keeps its
-    value below the truth."""
-    return delta + 2 * _TRUNCATION * operations
-
-
-def _check(mechanisms: Sequence[tuple[ViewPair, int]]) -> list[tuple[ViewPair, int]]:
+def _check(mechanisms: Sequence[tuple[PairSource, int]]) -> list[tuple[PairSource, int]]:
     if not mechanisms:
-        raise ParameterError("PLD composition needs at least one (view, rounds) pair")
+        raise ParameterError("PLD composition needs at least one (pair, rounds) item")
     out = []
-    for view, rounds in mechanisms:
-        if not isinstance(view, ViewPair):
-            raise ParameterError(f"{view!r} is not a ViewPair")
+    for source, rounds in mechanisms:
+        if not (isinstance(source, ViewPair | ClonePair) or hasattr(source, "loss_pmfs")):
+            raise ParameterError(f"{source!r} is neither a ViewPair, a ClonePair nor a "
+                                 "pair with loss_pmfs()")
         ROUNDS.check(rounds)
-        out.append((view, int(rounds)))
+        out.append((source, int(rounds)))
     return out
 
 
-def _dense(pmf: pld_pmf.PLDPmf) -> tuple[np.ndarray, np.ndarray, float]:
-    """(losses ascending, probabilities, +inf mass) of a composed PMF.
-
-    dp_accounting has no public accessor for these arrays, and its `get_epsilon_for_delta`
-    is a Python loop over every bucket (~1 s per call at 1e6 buckets), so we read the dense
-    PMF's fields (dp_accounting 0.6.0) and invert with cumulative sums instead.
-    """
-    dense = pmf.to_dense_pmf()
-    probs = np.asarray(dense._probs, dtype=float)  # noqa: SLF001 - see docstring
-    losses = (np.arange(probs.size) + dense._lower_loss) * dense._discretization  # noqa: SLF001
-    return losses, probs, float(dense._infinity_mass)  # noqa: SLF001
-
-
-def _epsilon_of(pmf: pld_pmf.PLDPmf, delta: float) -> float:
-    """inf{eps >= 0 : H_{e^eps} <= delta} of a discretized PLD (docs/divergences.md#exact-inversion
-    on its atoms)."""
-    losses, probs, infinity = _dense(pmf)
-    if infinity > delta:
-        return math.inf
-    positive = losses > 0
-    losses, probs = losses[positive][::-1], np.maximum(probs[positive][::-1], 0.0)
-    a = infinity + np.cumsum(probs)
-    b = np.cumsum(probs * np.exp(-losses))
-    ok = (a > delta) & (b > 0)
-    if not np.any(ok):
-        return 0.0
-    return max(0.0, float(np.max(np.log((a[ok] - delta) / b[ok]))))
-
-
-def _delta_of(pmf: pld_pmf.PLDPmf, epsilon: float) -> float:
-    losses, probs, infinity = _dense(pmf)
-    live = losses > epsilon
-    return min(1.0, infinity + float(np.dot(-np.expm1(epsilon - losses[live]),
-                                            np.maximum(probs[live], 0.0))))
-
-
-def _evaluate(mechanisms: list[tuple[ViewPair, int]], width: float, delta: float | None,
-              epsilon: float | None, want_lower: bool) -> tuple[float, float | None]:
-    pess, _ = _composed(mechanisms, width, True)
+def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float, delta: float | None,
+              epsilon: float | None, want_lower: bool,
+              tail: float) -> tuple[float, float | None, float]:
+    pess = _compose_side(mechanisms, width, True, tail)
     if delta is not None:
-        upper = max(_epsilon_of(p, delta) for p in pess)
+        upper = max(epsilon_of(p, delta) for p in pess)
     else:
-        upper = max(_delta_of(p, epsilon) for p in pess)
+        upper = max(delta_of(p, epsilon) for p in pess)
     lower = None
     if want_lower:
-        opt, ops = _composed(mechanisms, width, False)
+        opt = _compose_side(mechanisms, width, False, tail)
         if delta is not None:
-            lower = max(_epsilon_of(p, _lower_target(delta, ops)) for p in opt)
+            lower = max(epsilon_of(p, delta) for p in opt)
         else:
-            lower = max(0.0, max(_delta_of(p, epsilon) for p in opt) - 2 * _TRUNCATION * ops)
+            lower = max(delta_of(p, epsilon) for p in opt)
         lower = min(lower, upper)
-    return float(upper), None if lower is None else float(lower)
+    return upper, lower, max(p.error for p in pess)
 
 
-def compose_views(mechanisms: Sequence[tuple[ViewPair, int]], *, delta: float | None = None,
+def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float | None = None,
                   epsilon: float | None = None, discretization: float | None = None,
                   relative_gap: float = 0.008, max_refinements: int = 3) -> PldComposition:
-    """epsilon(delta) or delta(epsilon) of the composition of `rounds` copies of each view.
+    """epsilon(delta) or delta(epsilon) of the composition of `rounds` copies of each pair.
 
     Args:
-        mechanisms: (view, rounds) pairs; each view is one mechanism's neighbouring pair
-            (float backend), composed `rounds` times, all of them composed together.
-        delta / epsilon: exactly one: the point at which to report the other coordinate.
-        discretization: loss grid width Delta. None: start at 1e-4/sqrt(total rounds) and
-            refine (at most `max_refinements` times) until (upper - lower) <= relative_gap
-            * upper.
+        mechanisms: (pair, rounds) items: a float `ViewPair` (one mechanism's neighbouring
+            pair or dominating pair, both orders composed) or a `ClonePair` (symmetric),
+            composed `rounds` times, all of them together.
+        delta, epsilon: exactly one: the point at which to report the other coordinate.
+        discretization: loss grid width Delta. None: start at 1e-3/total rounds (at least
+            1e-6) and refine (at most `max_refinements` times) until
+            upper - lower <= relative_gap * upper.
         relative_gap: target of the automatic refinement.
+        max_refinements: most refinements.
 
     Returns:
-        PldComposition with the pessimistic UPPER and optimistic LOWER Results.
+        PldComposition with the certified UPPER and LOWER Results.
+
+    Raises:
+        ParameterError: bad items or parameters.
+        PrecisionError: the given discretization needs too many buckets.
     """
     mechanisms = _check(mechanisms)
     if (delta is None) == (epsilon is None):
@@ -254,39 +590,52 @@ def compose_views(mechanisms: Sequence[tuple[ViewPair, int]], *, delta: float | 
         EPSILON.check(epsilon)
     if discretization is not None:
         POSITIVE.named("discretization").check(discretization)
-    exact_grids = all(v.grid_exact for v, _ in mechanisms)
-    # the gap grows about linearly in the number of rounds times Delta; starting at
-    # 1e-4/sqrt(rounds) usually leaves one refinement to do
+    want_lower = all(not isinstance(s, ViewPair) or s.grid_exact for s, _ in mechanisms)
     total_rounds = sum(r for _, r in mechanisms)
-    width = discretization or DEFAULT_DISCRETIZATION / math.sqrt(total_rounds)
-    upper, lower = _evaluate(mechanisms, width, delta, epsilon, exact_grids)
+    steps = sum(2 * max(1, int(r).bit_length()) + 1 for _, r in mechanisms)
+    # truncation: at most 1e-4 of delta over all steps (1e-20 per step for delta(eps))
+    budget = 1e-4 * delta if delta is not None else 1e-20
+    tail = max(min(budget / (4 * steps), 1e-12), 1e-300)
+    width = discretization or max(1e-3 / total_rounds, 1e-6)
+    while True:
+        try:
+            upper, lower, err = _evaluate(mechanisms, width, delta, epsilon, want_lower, tail)
+            break
+        except PrecisionError:
+            if discretization is not None:
+                raise
+            width *= 4
     refinements = 0
     while (discretization is None and lower is not None and refinements < max_refinements
            and math.isfinite(upper) and upper - lower > relative_gap * upper):
-        # the gap is about linear in Delta (each round's rounding shifts the loss by < Delta)
-        new_width = width * 0.85 * relative_gap * upper / (upper - lower)
+        new_width = width * 0.8 * relative_gap * upper / (upper - lower)
         try:
-            upper, lower = _evaluate(mechanisms, new_width, delta, epsilon, True)
-        except PrecisionError:
+            upper, lower, err = _evaluate(mechanisms, new_width, delta, epsilon, True, tail)
+        except (PrecisionError, MemoryError):
             break
         width = new_width
         refinements += 1
     quantity = "epsilon" if delta is not None else "delta"
     at = float(delta if delta is not None else epsilon)
-    rounds = "+".join(f"{r}x[{_label(v)}]" for v, r in mechanisms)
-    method = f"composition.pld.compose_views({rounds}, discretization={width:.3g})"
+    label = "+".join(f"{r}x[{_label(s)}]" for s, r in mechanisms)
+    method = f"composition.pld.compose_views({label}, discretization={width:.3g})"
     up = Result(quantity=quantity, value=rounding.up(upper), kind=Kind.UPPER,
                 direction=Direction.MAX, method=method + " pessimistic", source=_SOURCE,
                 at=at)
     low = None if lower is None else Result(
         quantity=quantity, value=lower, kind=Kind.LOWER, direction=Direction.MAX,
         method=method + " optimistic", source=_SOURCE, at=at)
-    gap = (upper - lower) / upper if lower is not None and upper > 0 and math.isfinite(
-        upper) else (0.0 if lower is not None and upper == lower else math.inf)
-    return PldComposition(upper=up, lower=low, discretization=width, relative_gap=gap)
+    if lower is None:
+        gap = math.inf
+    elif upper > 0 and math.isfinite(upper):
+        gap = (upper - lower) / upper
+    else:
+        gap = 0.0 if upper == lower else math.inf
+    return PldComposition(upper=up, lower=low, discretization=width, relative_gap=gap,
+                          error=err)
 
 
-def _label(view: ViewPair) -> str:
-    d = dict(view.description)
+def _label(source: PairSource) -> str:
+    d = dict(source.description)
     return ", ".join(f"{k}={v}" for k, v in d.items() if not isinstance(v, dict | list)) \
         or "view"

@@ -59,7 +59,9 @@ class RdpCurve:
         orders: strictly increasing Renyi orders > 1 (math.inf allowed, last).
         values: tau at each order, floats rounded up, >= 0 (inf allowed).
         kind: EXACT when the values are the exact divergences of one pair (then rounded up
-            to float), UPPER when they are upper bounds. Conversions always return UPPER.
+            to float), UPPER when they are upper bounds, HEURISTIC when they come from a
+            pipeline that is not a theorem (the ZW19 subsampling of a replace-one curve).
+            Conversions return UPPER, or HEURISTIC for a heuristic curve.
         direction: MAX (both orders of the pair) unless built otherwise.
         method: how the curve was obtained (carried into every Result derived from it).
         source: paper and statement, for closed forms.
@@ -224,8 +226,12 @@ class RdpCurve:
                 if not math.isfinite(c.value_at(a)):
                     total = math.inf
             values.append(total)
-        kind = Kind.UPPER if len(curves) > 1 or any(c.kind is Kind.UPPER for c in curves) \
-            else self.kind
+        if any(c.kind is Kind.HEURISTIC for c in curves):
+            kind = Kind.HEURISTIC
+        elif len(curves) > 1 or any(c.kind is Kind.UPPER for c in curves):
+            kind = Kind.UPPER
+        else:
+            kind = self.kind
         return RdpCurve(orders=tuple(keep), values=tuple(values), kind=kind,
                         method=" + ".join(sorted({c.method for c in curves})))
 
@@ -236,7 +242,8 @@ class RdpCurve:
         if rounds == 1:
             return self
         values = tuple(_mul_up(v, rounds) for v in self.values)
-        return RdpCurve(orders=self.orders, values=values, kind=Kind.UPPER,
+        kind = Kind.HEURISTIC if self.kind is Kind.HEURISTIC else Kind.UPPER
+        return RdpCurve(orders=self.orders, values=values, kind=kind,
                         direction=self.direction, method=f"{rounds} x ({self.method})",
                         source=self.source)
 
@@ -304,11 +311,14 @@ class RdpCurve:
         return out
 
     def result_at(self, alpha: float) -> Result:
-        """`value_at` as a Result (UPPER unless it is a stored value of an EXACT curve)."""
+        """`value_at` as a Result (UPPER unless it is a stored value of an EXACT curve;
+        HEURISTIC for a heuristic curve)."""
         value = self.value_at(alpha)
         exact = self.kind is Kind.EXACT and alpha in self.orders
+        kind = Kind.HEURISTIC if self.kind is Kind.HEURISTIC else (
+            Kind.EXACT if exact else Kind.UPPER)
         return Result(quantity="renyi" if math.isfinite(alpha) else "max_divergence",
-                      value=value, kind=Kind.UPPER if not exact else Kind.EXACT,
+                      value=value, kind=kind,
                       direction=self.direction, method=self.method, source=self.source,
                       order=float(alpha))
 

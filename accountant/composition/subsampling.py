@@ -64,12 +64,32 @@ def _finish(value_log: float, alpha: int, scale: float) -> float:
 
 
 def poisson_subsampled(curve: RdpCurve, *, sampling_rate: float,
-                       max_order: int | None = None) -> RdpCurve:
+                       max_order: int | None = None,
+                       base_relation: str = "replace-one") -> RdpCurve:
     """RDP of the Poisson-subsampled mechanism by [ZW19] Thm 6, integer orders 2..max.
 
     eps'(a) <= 1/(a-1) log{ (1-g)^(a-1) (a g - g + 1) + C(a,2) g^2 (1-g)^(a-2) e^(eps(2))
                            + 3 sum_{l=3}^{a} C(a,l) (1-g)^(a-l) g^l e^((l-1) eps(l)) }.
+
+    Args:
+        curve: the base mechanism's RDP curve.
+        sampling_rate: g in [0, 1].
+        max_order: largest integer order (default: the curve's largest finite order).
+        base_relation: the neighbouring relation `curve` holds for. "add-remove" is the
+            theorem's hypothesis (the result is UPPER unless the curve is HEURISTIC);
+            "replace-one" (the default, how the shuffle bounds are stated) is Girgis et
+            al.'s Fig. 5 pipeline, not a theorem: the result is HEURISTIC.
+
+    Returns:
+        An integer-order RdpCurve.
+
+    Raises:
+        ParameterError: for a rate outside [0, 1], an unknown relation, or a curve that
+            does not reach alpha = 2.
     """
+    if base_relation not in ("replace-one", "add-remove"):
+        raise ParameterError(f"base_relation={base_relation!r} is outside "
+                             "{'replace-one', 'add-remove'}")
     _RATE.check(sampling_rate)
     g = float(sampling_rate)
     orders = _integer_orders(curve, max_order)
@@ -95,10 +115,12 @@ def poisson_subsampled(curve: RdpCurve, *, sampling_rate: float,
                 values.append(math.inf)
                 continue
             values.append(_finish(logsumexp(terms_arr), a, float(np.max(np.abs(terms_arr)))))
+    heuristic = base_relation == "replace-one" or curve.kind is Kind.HEURISTIC
     return RdpCurve(orders=tuple(float(a) for a in orders), values=tuple(values),
-                    kind=Kind.UPPER, direction=curve.direction,
+                    kind=Kind.HEURISTIC if heuristic else Kind.UPPER,
+                    direction=curve.direction,
                     method=f"composition.subsampling.poisson_subsampled(sampling_rate={g}) "
-                           f"of [{curve.method}] {POISSON_CAVEAT}",
+                           f"of [{curve.method}]" + (f" {POISSON_CAVEAT}" if heuristic else ""),
                     source=Source(citation="Zhu and Wang, ICML 2019", locator="Theorem 6"))
 
 
@@ -147,7 +169,8 @@ def without_replacement(curve: RdpCurve, *, sampling_rate: float,
         values.append(_finish(total, a, float(np.max(np.abs(terms_arr[np.isfinite(
             terms_arr)]))) if np.any(np.isfinite(terms_arr)) else 0.0))
     return RdpCurve(orders=tuple(float(a) for a in orders), values=tuple(values),
-                    kind=Kind.UPPER, direction=curve.direction,
+                    kind=Kind.HEURISTIC if curve.kind is Kind.HEURISTIC else Kind.UPPER,
+                    direction=curve.direction,
                     method=f"composition.subsampling.without_replacement(sampling_rate={g}) "
                            f"of [{curve.method}]",
                     source=Source(citation="Wang, Balle, Kasiviswanathan, AISTATS 2019",

@@ -1,0 +1,212 @@
+"""Poisson subsampling of users before the shuffle, for dominating pairs
+(docs/conversions.md#poisson-subsampling-of-a-shuffled-round).
+
+Each round every user takes part independently with probability q; the participants run the
+shuffled protocol. Two neighbouring relations:
+
+- substitute (the differing user's data changes, its participation coin is shared): the
+  round is dominated by the mixture (1-q) [loss 0] + q [clones pair with clone probability
+  q p0], where p0 is the pair's clone probability (FMT's e^-eps0, the k-RR blanket's
+  2/(e^eps0+k-1)): a participating other user is a clone with probability q p0;
+- add/remove (the differing user is present or absent): every eps0-LDP randomizer satisfies
+  R(y) >= e^-eps0 R(x), so each other user is, independently, absent (1-q), a sample of
+  R(x) (q e^-eps0), or a draw of its own left-over law (the rest). Revealing the left-over
+  users, the view is a post-processing of (M, K + B) against (M, K), M the number of other
+  users not left over (revealed), K | M ~ Bin(M, p'), p' = q e^-eps0/(1-q+q e^-eps0), and
+  B ~ Bern(q) the differing user's participation. Both orders are composed.
+
+Both give `LossPmf`s for `accountant.composition.pld` (`loss_pmfs`), built in O(outcomes)
+with numpy from certified log-PMFs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from accountant.composition.pld import LossPmf, grid_index, pmf_from_entries
+from accountant.divergence.common import ULP_SLACK
+from accountant.domains import PROBABILITY
+from accountant.errors import ParameterError
+from accountant.numeric import rounding
+from accountant.numeric.special import binomial_logpmf, log_pmf_error
+from accountant.numeric.tails import binomial_log_window
+from accountant.pairs.clones import ClonePair
+
+__all__ = ["SubsampledPair", "RELATIONS"]
+
+RELATIONS = ("substitute", "add-remove")
+_U = rounding.UNIT_ROUNDOFF
+
+
+@dataclass(frozen=True, slots=True)
+class SubsampledPair:
+    """A dominating pair of one Poisson-subsampled shuffled round.
+
+    Attributes:
+        pair: the protocol's dominating clones-family pair (FMT clones or k-RR blanket).
+        sampling_rate: q in (0, 1].
+        relation: "substitute" or "add-remove".
+    """
+
+    pair: ClonePair
+    sampling_rate: float
+    relation: str = "substitute"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.pair, ClonePair):
+            raise ParameterError(f"{self.pair!r} is not a clones-family pair")
+        PROBABILITY.named("sampling_rate").check(self.sampling_rate)
+        if self.sampling_rate <= 0:
+            raise ParameterError("sampling_rate=0 is outside (0, 1]")
+        if self.relation not in RELATIONS:
+            raise ParameterError(f"relation={self.relation!r} is outside {set(RELATIONS)}")
+
+    @property
+    def description(self) -> dict[str, Any]:
+        """The pair's description with the rate and the relation."""
+        return {**dict(self.pair.description), "sampling_rate": self.sampling_rate,
+                "relation": self.relation}
+
+    def loss_pmfs(self, width: float, pessimistic: bool, tail: float) -> list[LossPmf]:
+        """The discretised PLDs: [symmetric] (substitute) or [P||Q, Q||P] (add/remove).
+
+        Args:
+            width: grid width.
+            pessimistic: upper (True) or lower (False) measure.
+            tail: mass allowed outside the windows (to +inf when pessimistic).
+
+        Returns:
+            One or two `LossPmf`s.
+        """
+        if self.relation == "substitute":
+            return [self._substitute(width, pessimistic, tail)]
+        return self._add_remove(width, pessimistic, tail)
+
+    def _substitute(self, width: float, pessimistic: bool, tail: float,
+                    blocks: int = 16) -> LossPmf:
+        """The substitute relation's symmetric PLD (module docstring; docs section).
+
+        Given M (other users that are absent or clones; revealed), C ~ Bin(M, p'),
+        p' = q p0/(1-q+q p0); on tokens (a, b), c = a + b, with rho = pi(c-1)/pi(c):
+        P(a,b) = B_c(a) pi(c) [(1-q) + q rho 2(w a + w' b)/c], Q with w, w' swapped; the
+        differing user in the w* block (mass q w*) has loss 0. The pair at M is the pair at
+        M' < M plus independent clones (a post-processing), so M-blocks are bounded by the
+        pair at their first M (pessimistic) or last M (optimistic).
+        """
+        q, pair = float(self.sampling_rate), self.pair
+        n_other, p0 = int(pair.others), pair.clone_probability
+        keep = 1 - q + q * p0
+        p1 = min(1.0, q * p0 / keep)
+        sign = 1.0 if pessimistic else -1.0
+        lo, hi, log_out_m = binomial_log_window(n_other, keep, math.log(tail / 8))
+        ms = np.arange(lo, hi + 1, dtype=float)
+        log_pm = binomial_logpmf(ms, float(n_other), keep)
+        err_m = log_pmf_error(log_pm) + 16 * _U * n_other + ULP_SLACK
+        weights = np.exp(log_pm + sign * err_m)
+        edges = np.unique(np.linspace(0, ms.size, min(blocks, ms.size) + 1).astype(int))
+        log_w, log_w1 = math.log(pair.w), math.log(pair.w_prime)
+        log_q = math.log(q)
+        log_1q = math.log1p(-q) if q < 1 else -math.inf
+        indices, masses = [], []
+        outside = 2 * math.exp(log_out_m) if log_out_m > -745 else 0.0
+        for i0, i1 in zip(edges[:-1], edges[1:], strict=True):
+            block_w = float(np.sum(weights[i0:i1])) * (1 + sign * 1e-12)
+            m = ms[i0] if pessimistic else ms[i1 - 1]
+            clo, chi, lout = binomial_log_window(int(m), p1, math.log(tail / 8))
+            outside += block_w * 2 * math.exp(lout) if lout > -745 else 0.0
+            c = np.arange(clo, min(chi + 1, int(m)) + 2, dtype=float)
+            half = int(math.ceil(math.sqrt(float(c.max()) * math.log(16 / tail) / 2))) + 1
+            a = np.floor(c / 2)[:, None] + np.arange(-half, half + 1)[None, :]
+            cc = np.broadcast_to(c[:, None], a.shape)
+            ok = (a >= 0) & (a <= cc)
+            a, cc = a[ok], cc[ok]
+            b = cc - a
+            lpi = binomial_logpmf(cc, m, p1)
+            lpi1 = binomial_logpmf(cc - 1, m, p1)
+            lbc = _half_binomial(a, cc)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                la, lb = np.log(a), np.log(b)
+                lc = np.where(cc > 0, np.log(cc), 0.0)
+                fp = math.log(2.0) + np.logaddexp(log_w + la, log_w1 + lb) - lc
+                fq = math.log(2.0) + np.logaddexp(log_w1 + la, log_w + lb) - lc
+                core_p = np.logaddexp(log_1q + lpi, log_q + lpi1 + fp)
+                core_q = np.logaddexp(log_1q + lpi, log_q + lpi1 + fq)
+            e_pi = log_pmf_error(lpi) + log_pmf_error(lpi1) + 16 * _U * (cc + m)
+            err = (e_pi + log_pmf_error(lbc) + ULP_SLACK
+                   + 32 * _U * (1 + np.abs(np.where(np.isfinite(fp), fp, 0.0))))
+            live = np.isfinite(core_p) & np.isfinite(lbc)
+            with np.errstate(invalid="ignore"):
+                loss = (core_p - core_q)[live]
+            margin = 2 * err[live] + 32 * _U * (np.abs(core_p[live]) + np.abs(core_q[live]) + 1)
+            mass = np.exp(math.log(max(block_w, 1e-320)) + lbc[live] + core_p[live]
+                          + sign * err[live]) * (1 + sign * 8 * _U)
+            indices.append(grid_index(loss, margin, width, pessimistic))
+            masses.append(mass)
+        indices.append(np.array([0.0]))
+        masses.append(np.array([q * pair.w_star * (1 + sign * 8 * _U)]))
+        infinity = rounding.up(outside + tail / 4) if pessimistic else 0.0
+        return pmf_from_entries(np.concatenate(indices), np.concatenate(masses), width,
+                                infinity, pessimistic)
+
+    def _add_remove(self, width: float, pessimistic: bool, tail: float) -> list[LossPmf]:
+        q = float(self.sampling_rate)
+        n_other = int(self.pair.others)
+        r = math.exp(-self.pair.epsilon0)            # clone probability of a participant
+        keep = 1 - q + q * r                          # not a left-over draw
+        p1 = min(1.0, q * r / keep)
+        lo, hi, log_out_m = binomial_log_window(n_other, keep, math.log(tail / 8))
+        ms = np.arange(lo, hi + 1, dtype=float)
+        log_pm = binomial_logpmf(ms, float(n_other), keep)
+        err_m = log_pmf_error(log_pm) + 16 * _U * (ms + (n_other - ms)) + ULP_SLACK
+        sign = 1.0 if pessimistic else -1.0
+        out: list[list[np.ndarray]] = [[], [], [], []]   # index/mass for both orders
+        log_out_k = -math.inf
+        log_q = math.log(q)
+        log_1q = math.log1p(-q) if q < 1 else -math.inf
+        for m, lpm, em in zip(ms, log_pm, err_m, strict=True):
+            klo, khi, lout = binomial_log_window(int(m), p1, math.log(tail / 8))
+            log_out_k = max(log_out_k, lout)
+            k = np.arange(klo, khi + 2, dtype=float)
+            lb = binomial_logpmf(k, m, p1)
+            lb1 = binomial_logpmf(k - 1, m, p1)
+            eb = log_pmf_error(lb) + log_pmf_error(lb1) + 16 * _U * (k + m) + ULP_SLACK
+            with np.errstate(invalid="ignore"):
+                log_with = np.logaddexp(log_1q + lb, log_q + lb1)   # the user may be in
+            log_without = lb
+            err = em + eb + 8 * _U
+            for side, (la, lb_) in enumerate(((log_with, log_without),
+                                              (log_without, log_with))):
+                live = np.isfinite(la)
+                with np.errstate(invalid="ignore"):
+                    loss = np.where(np.isfinite(lb_), la - lb_, np.inf)[live]
+                mass = np.exp(lpm + la[live] + sign * err[live]) * (1 + sign * 4 * _U)
+                out[2 * side].append(loss)
+                out[2 * side + 1].append(mass)
+        result = []
+        outside = 2 * math.exp(log_out_m) + 2 * math.exp(log_out_k) if pessimistic else 0.0
+        for side in (0, 1):
+            loss = np.concatenate(out[2 * side])
+            mass = np.concatenate(out[2 * side + 1])
+            atoms = np.isposinf(loss)
+            infinity = float(np.sum(mass[atoms])) * (1 + sign * 1e-12)
+            finite = ~atoms
+            margin = 32 * _U * (np.abs(loss[finite]) + math.log(n_other + 2) + 1)
+            index = grid_index(loss[finite], margin, width, pessimistic)
+            inf_total = max(0.0, infinity + (rounding.up(outside + tail / 4)
+                                             if pessimistic else 0.0))
+            result.append(pmf_from_entries(index, mass[finite], width, inf_total,
+                                           pessimistic))
+        return result
+
+
+def _half_binomial(x: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """log Bin(m, 1/2)(x) for arrays (one certified `binomial_logpmf` call per m)."""
+    out = np.full(x.shape, -np.inf)
+    for value in np.unique(m):
+        sel = m == value
+        out[sel] = binomial_logpmf(x[sel], float(value), 0.5)
+    return out

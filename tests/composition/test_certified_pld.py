@@ -1,0 +1,124 @@
+"""The certified PLD engine (accountant/composition/pld.py): the FFT round-off bound holds
+and is not vacuous, the clones pair is formed in O(outcomes) and agrees with its explicit
+view, brackets contain exact values, and the issue-16 tiny-delta case is fixed."""
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+from accountant.composition import pld
+from accountant.divergence import epsilon_bracket
+from accountant.pairs import clones
+from accountant.protocols import binary_rr
+
+
+def _measure(mass: np.ndarray) -> pld.LossPmf:
+    return pld.LossPmf(1e-3, 0, mass, 0.0, 0.0, True)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_fft_round_off_stays_inside_its_bound(seed):
+    """Exact reference: integer vectors scaled by 2^-33, convolved in int64; the products
+    stay below 2^53, so the reference is exact in float."""
+    rng = np.random.default_rng(seed)
+    size = 7000 + 500 * seed
+    ia = rng.integers(0, 2**20, size) * (rng.random(size) < 0.9)
+    ib = rng.integers(0, 2**20, size) ** 2 // 2**20  # spread magnitudes
+    a, b = ia / 2.0**33, ib / 2.0**33
+    exact_int = np.convolve(ia.astype(np.int64), ib.astype(np.int64))
+    assert exact_int.max() < 2**53
+    exact = exact_int / 2.0**66
+    out = pld.convolve(_measure(a), _measure(b))   # 4.9e7 products: the FFT path
+    measured_l1 = float(np.sum(np.abs(out.mass - exact)))
+    assert 0 < measured_l1 <= out.error
+    assert out.error <= 1e4 * measured_l1  # the bound is not vacuous
+    assert out.error < 1e-11
+
+
+def test_direct_convolution_keeps_tiny_masses_relative():
+    a = np.zeros(50)
+    a[[0, 10, 49]] = [1 - 2e-200, 1e-200, 1e-200]
+    out = pld.self_compose(_measure(a), 4)
+    assert out.error == 0.0 and out.relative < 1e-12
+    # the mass at index 4*49 is (1e-200)^4 = 1e-800 (underflows); at 3*0 + 10: 4e-200
+    assert out.mass[10] == pytest.approx(4e-200, rel=1e-13)
+
+
+def test_clones_pair_matches_its_explicit_view():
+    pair = clones.fmt_clones(n=60, epsilon0=1.5)
+    explicit = clones.view_pair(pair, backend="float")
+    for rounds in (1, 3):
+        a = pld.compose_views([(pair, rounds)], delta=1e-6, discretization=1e-4)
+        b = pld.compose_views([(explicit, rounds)], delta=1e-6, discretization=1e-4)
+        assert a.lower.value <= b.upper.value and b.lower.value <= a.upper.value
+        assert a.upper.value - a.lower.value <= 2 * rounds * 1e-4 + 1e-9
+
+
+def test_clones_pair_bracket_contains_the_exact_two_fold_value():
+    pair = clones.fmt_clones(n=25, epsilon0=1.0)
+    view = clones.view_pair(pair, backend="float")
+    lo, hi = epsilon_bracket(view.product(view), 1e-4)
+    out = pld.compose_views([(pair, 2)], delta=1e-4, discretization=2e-5)
+    assert out.lower.value <= lo.value <= hi.value <= out.upper.value
+
+
+def test_single_round_clones_pld_agrees_with_the_certified_clones_bracket():
+    pair = clones.fmt_clones(n=100_000, epsilon0=3.0)
+    b = clones.epsilon_for_delta(pair, delta=1e-5)
+    out = pld.compose_views([(pair, 1)], delta=1e-5)
+    assert out.lower.value <= b.upper.value and b.lower.value <= out.upper.value
+    assert out.relative_gap < 0.01
+
+
+def _exact_rr_n2_product(epsilon0: float, rounds: int, delta: float) -> mpmath.mpf:
+    """eps(delta) of the `rounds`-fold product of binary RR with n = 2, ones = 1 (the count
+    of ones among the two reports), both orders, exact in 40-digit mpmath (written here,
+    independent of the library): P = Bern(p) * Bern(1-p), Q = Bern(p) * Bern(p)."""
+    with mpmath.workdps(40):
+        p = mpmath.exp(epsilon0) / (1 + mpmath.exp(epsilon0))
+        P = [p * (1 - p), p * p + (1 - p) ** 2, p * (1 - p)]
+        Q = [(1 - p) ** 2, 2 * p * (1 - p), p * p]
+        best = mpmath.mpf(0)
+        for A, B in ((P, Q), (Q, P)):
+            atoms = []
+            for k0 in range(rounds + 1):
+                for k1 in range(rounds + 1 - k0):
+                    k2 = rounds - k0 - k1
+                    c = mpmath.factorial(rounds) / (mpmath.factorial(k0) * mpmath.factorial(k1)
+                                                    * mpmath.factorial(k2))
+                    pa = c * A[0] ** k0 * A[1] ** k1 * A[2] ** k2
+                    pb = c * B[0] ** k0 * B[1] ** k1 * B[2] ** k2
+                    atoms.append((mpmath.log(pa / pb), pa, pb))
+            atoms.sort(key=lambda t: -t[0])
+            a = b = mpmath.mpf(0)
+            for loss, pa, pb in atoms:
+                if loss <= 0:
+                    break
+                a, b = a + pa, b + pb
+                if a > delta:
+                    best = max(best, mpmath.log((a - delta) / b))
+        return best
+
+
+def test_issue16_tiny_delta_lower_is_below_the_truth():
+    # issue 16: the dp_accounting-based lower was 11.6755, truth 11.4680
+    eps0, delta = 0.19716692082240156, 1.80024602382834e-15
+    truth = _exact_rr_n2_product(eps0, 100, mpmath.mpf(delta))
+    assert float(truth) == pytest.approx(11.4680, abs=1e-4)
+    view = binary_rr.view_pair(n=2, epsilon0=eps0, ones=1)
+    out = pld.compose_views([(view, 100)], delta=delta, discretization=1e-4)
+    assert out.lower.value <= truth <= out.upper.value
+    assert out.upper.value - out.lower.value <= 0.011
+
+
+def test_dense_clones_pair_at_n_1e6_is_formed_from_a_window():
+    pmf = pld.from_clone_pair(clones.fmt_clones(n=10**6, epsilon0=3.0), 1e-4, True, 1e-12)
+    assert pmf.mass.size < 20_000
+    total = float(np.sum(pmf.mass)) + pmf.infinity
+    assert 1.0 <= total <= 1.0 + 1e-9   # masses raised, the window's outside on +inf
+    assert pmf.infinity <= 1e-12
+    opt = pld.from_clone_pair(clones.fmt_clones(n=10**5, epsilon0=3.0), 1e-4, False, 1e-12)
+    assert 1.0 - 1e-9 <= float(np.sum(opt.mass)) <= 1.0
+    assert math.isclose(pmf.width, 1e-4)
