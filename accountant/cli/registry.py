@@ -94,6 +94,8 @@ PROTOCOLS: tuple[ProtocolEntry, ...] = (
                   "accountant.cli.faces.k_rr:SPEC", ("dp", "rdp", "pure")),
     ProtocolEntry("ldp", "any epsilon0-LDP randomizer (clones pair upper, binary RR lower)",
                   "accountant.cli.faces.ldp:SPEC", ("dp", "rdp", "pure")),
+    ProtocolEntry("randomizer", "any local randomizer given as a matrix (--matrix FILE: JSON "
+                  "or CSV)", "accountant.cli.faces.randomizer:SPEC", ("dp", "rdp", "pure")),
 )
 
 # Handlers that live outside `accountant` (they run the literal samplers of `verify`, which

@@ -23,6 +23,8 @@ from accountant.protocols.ggkpv import GGKPVHadamard, ggkpv_parameters
 from accountant.protocols.gkm import GKMCount, gkm_parameters
 from accountant.protocols.k_rr import KRR, blanket
 from accountant.protocols.ldp import LDP
+from accountant.protocols.randomizer import RandomizerMechanism
+from accountant.protocols.randomizer import k_rr as k_rr_matrix
 from accountant.result import Bracket, Kind
 from accountant.view import ViewPair
 
@@ -35,6 +37,7 @@ MECHANISMS = {
     "gkm-count": GKMCount(gkm_parameters(n=3, epsilon=1.0, epsilon_prime=0.5, q=0.1, s=8,
                                          lam=60.0), ones=1),
     "ggkpv-hadamard": GGKPVHadamard(ggkpv_parameters(n=50, B=7, rho=20)),
+    "randomizer": RandomizerMechanism(k_rr_matrix(3, 1.0), 30),
 }
 
 

@@ -1,0 +1,144 @@
+"""A shuffled local randomizer given as a matrix, as a `Mechanism` (the protocol contract)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from accountant.divergence import delta_bracket, epsilon_bracket, renyi_divergence
+from accountant.domains import ALPHA, DELTA, EPSILON, N_PAIR
+from accountant.errors import ParameterError
+from accountant.protocols.contract import DominatingPair, Mechanism
+from accountant.protocols.randomizer import blanket
+from accountant.protocols.randomizer.matrix import Randomizer
+from accountant.protocols.randomizer.views import exact_view_pair, histogram_count
+from accountant.result import Bracket, Direction, Kind, Result, Source
+from accountant.view import ViewPair
+
+__all__ = ["RandomizerMechanism", "SPECIAL_VIEW_LIMIT"]
+
+# Largest number of histograms on which the special pair (the lower end) is built.
+SPECIAL_VIEW_LIMIT = 30_000
+_METHOD = "protocols.randomizer"
+_SPECIAL = Source(citation="special neighbouring pair of the matrix",
+                  locator="all other users hold x; the differing user x or x' (the pair "
+                          "attaining epsilon0); exact histogram views")
+
+
+@dataclass(frozen=True)
+class RandomizerMechanism(Mechanism):
+    """n users, each applying the local randomizer `matrix` to its input, shuffled.
+
+    Upper ends: the blanket bound of `protocols.randomizer.blanket` (every dataset, both
+    orders). Lower ends: the exact special pair (all other users hold x, the differing user
+    x or x', where (x, x') attains epsilon0), built when it has at most SPECIAL_VIEW_LIMIT
+    histograms. Renyi upper ends are the trivial D_alpha <= epsilon0.
+
+    Attributes:
+        matrix: the randomizer (a `Randomizer`; rows given as a 2-D list are validated).
+        n: number of users, >= 2.
+
+    Raises:
+        ParameterError: on construction, an invalid matrix or n.
+    """
+
+    matrix: Randomizer
+    n: int
+    name: ClassVar[str] = "randomizer"
+
+    def __post_init__(self) -> None:
+        N_PAIR.check(self.n)
+        object.__setattr__(self, "n", int(self.n))
+        if not isinstance(self.matrix, Randomizer):
+            object.__setattr__(self, "matrix", Randomizer.from_rows(self.matrix))
+
+    def params(self) -> dict[str, Any]:
+        return {"n": self.n, "matrix": self.matrix.describe()}
+
+    def _special_inputs(self) -> tuple[int, int]:
+        _, x, x1, _ = self.matrix.max_ratio()
+        return x, x1
+
+    def view_pair(self) -> ViewPair | None:
+        """The special pair (P: every user holds x; Q: the differing user holds x'), or None
+        beyond SPECIAL_VIEW_LIMIT histograms."""
+        if histogram_count(self.n, self.matrix.outputs) > SPECIAL_VIEW_LIMIT:
+            return None
+        x, x1 = self._special_inputs()
+        return exact_view_pair(self.matrix, self.n, [x] * self.n, [x1] + [x] * (self.n - 1))
+
+    def dominating_pair(self) -> DominatingPair:
+        return DominatingPair(pair=blanket.blanket_bound(self.matrix, self.n),
+                              name="blanket pairs of the matrix (Balle-Bell-Gascon-Nissim "
+                                   "2019 decomposition), one per ordered input pair",
+                              proof="docs/clones-and-blankets.md#blanket-bound-for-a-"
+                                    "randomizer-matrix")
+
+    def epsilon_for_delta(self, delta: float) -> Bracket:
+        DELTA.check(delta)
+        up = blanket.epsilon_for_delta(blanket.blanket_bound(self.matrix, self.n),
+                                       delta=delta)
+        lower = special = None
+        view = self.view_pair()
+        if view is not None:
+            lo, hi = epsilon_bracket(view, delta)
+            m = f"{_METHOD}.epsilon_for_delta(special pair: lower bound on the mechanism)"
+            lower, special = lo.with_(method=m, source=_SPECIAL), hi.with_(method=m,
+                                                                           source=_SPECIAL)
+        return Bracket(lower=lower, upper=up, pair_name="blanket", special=special)
+
+    def delta_for_epsilon(self, epsilon: float) -> Bracket:
+        EPSILON.check(epsilon)
+        up = blanket.delta_for_epsilon(blanket.blanket_bound(self.matrix, self.n),
+                                       epsilon=epsilon)
+        lower = special = None
+        view = self.view_pair()
+        if view is not None:
+            lo, hi = delta_bracket(view, epsilon)
+            m = f"{_METHOD}.delta_for_epsilon(special pair: lower bound on the mechanism)"
+            lower, special = lo.with_(method=m, source=_SPECIAL), hi.with_(method=m,
+                                                                           source=_SPECIAL)
+        return Bracket(lower=lower, upper=up, pair_name="blanket", special=special)
+
+    def renyi(self, orders: Sequence[float]) -> list[Bracket]:
+        out = []
+        view = None
+        for alpha in orders:
+            ALPHA.check(alpha)
+        if any(a != math.inf for a in orders):
+            view = self.view_pair()
+        for alpha in orders:
+            if alpha == math.inf:
+                out.append(self.max_divergence())
+                continue
+            up = Result(quantity="renyi", value=self.matrix.epsilon0, kind=Kind.UPPER,
+                        direction=Direction.MAX, order=float(alpha),
+                        method=f"{_METHOD}.renyi (D_alpha <= D_inf <= epsilon0 of the "
+                               "matrix: post-processing; the blanket pair has no Renyi "
+                               "evaluation yet)")
+            lower = special = None
+            if view is not None:
+                value = renyi_divergence(view, alpha)
+                m = f"{_METHOD}.renyi(special pair: lower bound on the mechanism)"
+                low = max(float(value.value) - 2 * value.error_budget, 0.0)
+                lower = Result(quantity="renyi", value=min(low, up.value), kind=Kind.LOWER,
+                               direction=Direction.MAX, method=m, source=_SPECIAL,
+                               order=float(alpha), error_budget=value.error_budget)
+                special = value.with_(method=m, source=_SPECIAL)
+            out.append(Bracket(lower=lower, upper=up, special=special))
+        return out
+
+    def max_divergence(self) -> Bracket:
+        """epsilon0 of the matrix, both ends: every view is a post-processing of n reports
+        (upper), and the histogram with all n messages equal to the output y attaining
+        epsilon0, all other users holding x, has ratio R(y|x)/R(y|x') (lower)."""
+        if self.matrix.max_ratio()[0] == 0:  # pragma: no cover - ratio >= 1 always
+            raise ParameterError("matrix has no positive entry")
+        m = f"{_METHOD}.max_divergence (epsilon0 of the matrix, attained)"
+        mk = lambda v, kind: Result(quantity="max_divergence", value=v,  # noqa: E731
+                                    kind=kind, direction=Direction.MAX, order=math.inf,
+                                    method=m)
+        return Bracket(lower=mk(self.matrix.epsilon0_lower, Kind.LOWER),
+                       upper=mk(self.matrix.epsilon0, Kind.UPPER))
