@@ -221,8 +221,10 @@ class RdpCurve:
         for a in keep:
             total = 0.0
             for c in curves:
-                total = rounding.up(math.fsum([total, c.value_at(a)])) if math.isfinite(
-                    total) else total
+                # one ulp up: the correctly rounded sum may lie half an ulp below the exact
+                # sum (a float's directed rounding is the identity)
+                total = math.nextafter(math.fsum([total, c.value_at(a)]), math.inf) \
+                    if math.isfinite(total) else total
                 if not math.isfinite(c.value_at(a)):
                     total = math.inf
             values.append(total)

@@ -3,7 +3,7 @@
 Tighter than the docs/single-message.md#blanket-pairs-for-k-rr pair (`clone_pair.blanket_k_rr`),
 which also reveals whether the
 differing user's report fell outside {x, x'}: at n = 1e6, eps0 = 1, k = 10, delta = 1e-6 it
-gives epsilon 0.00186 instead of 0.0585. For k = 2 the two pairs coincide.
+gives epsilon 0.00186 instead of 0.00585. For k = 2 the two pairs coincide.
 
 Derivation (blanket decomposition, after Balle-Bell-Gascon-Nissim, CRYPTO 2019). k-RR is
 R(y) = (1-g) point(y) + g Unif[k] with g = k/(e^eps0+k-1). Reveal to the adversary the set U
