@@ -14,7 +14,6 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from scipy.optimize import brentq
 
 from accountant.numeric.special import bd0, binomial_logpmf, log_pmf_error
 
@@ -38,17 +37,44 @@ LOG_SLACK = 1e-12
 
 
 def certified_log_bound(exponent: float) -> float:
-    """-exponent, raised so that exp(result) bounds exp(-true exponent) from above."""
+    """-exponent, raised so that exp(result) bounds exp(-true exponent) from above.
+
+    Args:
+        exponent: a float Chernoff exponent, >= 0, computed with relative error below
+            EXPONENT_SLACK.
+
+    Returns:
+        -exponent (1 - EXPONENT_SLACK) + LOG_SLACK, a certified upper bound on -exponent.
+    """
     return -exponent * (1 - EXPONENT_SLACK) + LOG_SLACK
 
 
 def certified_exp(exponent: float) -> float:
-    """exp(-exponent), made an upper bound despite float error in the exponent."""
+    """exp(-exponent), made an upper bound despite float error in the exponent.
+
+    Args:
+        exponent: a float Chernoff exponent, >= 0.
+
+    Returns:
+        exp(certified_log_bound(exponent)) as a float. An exponent beyond about 745
+        underflows to 0.0 (callers that need a nonzero bound clamp it themselves, as
+        `binomial_fast_window` does).
+    """
     return math.exp(certified_log_bound(exponent))
 
 
 def binomial_chernoff_log(n: int, prob: float, x: int) -> float:
-    """Certified log of Bin(n, prob)'s mass at or beyond x (below the mean: <= x; above: >= x)."""
+    """Certified log of Bin(n, prob)'s mass at or beyond x (below the mean: <= x; above: >= x).
+
+    Args:
+        n: number of trials, >= 0.
+        prob: success probability in (0, 1).
+        x: the cut point, an integer in 0..n; on the left of the mean the bound is for
+            P(X <= x), on the right for P(X >= x) (at the mean the bound is trivial, log 1).
+
+    Returns:
+        A float log-bound -n KL(x/n || prob), made certified by `certified_log_bound`.
+    """
     f = float(bd0(np.array(float(x)), n * prob) + bd0(np.array(float(n - x)), n * (1 - prob)))
     return certified_log_bound(f)
 
@@ -62,6 +88,17 @@ def binomial_log_window(n: int, prob: float, log_tail: float, *,
     The window is mean +- z sd widened by log_tail/3, a width at which the Chernoff
     exponent exceeds -log_tail; whatever the width, the returned bound is the certificate
     at the edges, never the target.
+
+    Args:
+        n: number of trials, >= 0.
+        prob: success probability in (0, 1).
+        log_tail: target log of the mass outside the window (< 0; any magnitude).
+        complement: window of Bin(n, 1 - prob) instead, as described above.
+
+    Returns:
+        (lo, hi, log_out): the integer window 0 <= lo <= hi <= n and the certified log of the
+        mass outside it (sum of the edge Chernoff bounds at lo - 1 and hi + 1); -inf when the
+        window is all of 0..n.
     """
     if complement:
         lo, hi, log_out = binomial_log_window(n, prob, log_tail)
@@ -84,6 +121,17 @@ def binomial_fast_window(m: int, prob: float, tail: float) -> tuple[np.ndarray, 
 
     The window is mean +- z sd with z from the Gaussian approximation (no root finding);
     its outside mass is certified by the Chernoff bound at the edges, whatever z was.
+
+    Args:
+        m: number of trials, >= 0.
+        prob: success probability in (0, 1).
+        tail: target mass outside the window, in (0, 1); may be subnormal.
+
+    Returns:
+        (logs, outside, lo): log Bin(m, prob) on lo..lo + len(logs) - 1 (from
+        `binomial_logpmf`), the certified outside mass as a float (each edge's bound at least
+        5e-324, never rounded to 0) and the window's first point. m = 0 gives
+        (array([0.0]), 0.0, 0).
     """
     if m == 0:
         return np.zeros(1), 0.0, 0
@@ -102,7 +150,18 @@ def binomial_fast_window(m: int, prob: float, tail: float) -> tuple[np.ndarray, 
 
 def binomial_outside(m: int, prob: float, lo: int, hi: int) -> float:
     """Certified Bin(m, prob) mass outside [lo, hi] (1 when an edge is on the wrong side of
-    the mean, where the Chernoff bound says nothing)."""
+    the mean, where the Chernoff bound says nothing).
+
+    Args:
+        m: number of trials, >= 0.
+        prob: success probability in (0, 1).
+        lo: the window's first point, 0 <= lo.
+        hi: the window's last point, hi <= m.
+
+    Returns:
+        A float in [0, 1]: the sum of the Chernoff bounds at lo - 1 and hi + 1 (0 for an edge
+        at the end of the support), capped at 1; 1.0 when lo - 1 >= m prob or hi + 1 <= m prob.
+    """
     mean = m * prob
     out = 0.0
     if lo > 0 and lo - 1 < mean:
@@ -119,7 +178,20 @@ def binomial_outside(m: int, prob: float, lo: int, hi: int) -> float:
 def binomial_window_linear(m: int, prob: float, log_tail: float, *,
                            complement: bool = False) -> tuple[np.ndarray, int, float, float]:
     """(linear PMF of Bin(m, prob) on a certified window, its first point, log of the mass
-    outside, relative error of the entries); complement=True: of Bin(m, 1 - prob)."""
+    outside, relative error of the entries); complement=True: of Bin(m, 1 - prob).
+
+    Args:
+        m: number of trials, >= 0.
+        prob: success probability in (0, 1).
+        log_tail: target log of the mass outside the window (`binomial_log_window`).
+        complement: the window and PMF of Bin(m, 1 - prob) instead.
+
+    Returns:
+        (pmf, lo, log_out, rel_error): exp of `binomial_logpmf` on the window starting at lo,
+        the certified log of the mass outside it, and expm1 of the largest `log_pmf_error` on
+        the window (the relative error of each entry, before exp's own rounding). m = 0 gives
+        (array([1.0]), 0, -inf, 0.0).
+    """
     if m == 0:
         return np.ones(1), 0, -math.inf, 0.0
     lo, hi, log_out = binomial_log_window(m, prob, log_tail, complement=complement)
@@ -128,8 +200,23 @@ def binomial_window_linear(m: int, prob: float, log_tail: float, *,
 
 
 def _solve(f: Callable[[float], float], target: float, a: float, b: float) -> float:
-    """The x in [a, b] with f(x) = target, f monotone, f(a), f(b) on either side."""
-    return brentq(lambda x: f(x) - target, a, b, xtol=1e-9, rtol=1e-14, maxiter=500)
+    """The x in [a, b] with f(x) = target, f monotone, f(a), f(b) on either side.
+
+    Plain bisection to an absolute width of 1e-9 (a few dozen evaluations): the root only
+    places a window edge, whose certificate is computed at the edge afterwards, and a root
+    finder from scipy.optimize would cost ~0.25 s of import in every command-line call.
+    """
+    fa = f(a) - target
+    for _ in range(200):
+        if b - a <= 1e-9 * max(1.0, abs(a)):
+            break
+        m = 0.5 * (a + b)
+        fm = f(m) - target
+        if (fm > 0) == (fa > 0):
+            a, fa = m, fm
+        else:
+            b = m
+    return 0.5 * (a + b)
 
 
 def chernoff_window(f: Callable[[float], float], mean: float, lo_limit: float,
