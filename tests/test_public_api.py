@@ -50,7 +50,9 @@ def test_accountant_never_imports_verify_or_figures():
 @pytest.mark.parametrize("argv, absent", [
     (["--help"], ["numpy", "scipy", "matplotlib", "figures", "verify"]),
     (["dp", "binary-rr", "--n", "100", "--epsilon0", "1", "--at-delta", "1e-6", "--json"],
-     ["matplotlib", "figures", "verify", "dp_accounting", "accountant.composition"]),
+     ["matplotlib", "figures", "verify", "dp_accounting", "accountant.composition", "scipy"]),
+    (["dp", "ldp", "--n", "1e7", "--epsilon0", "4", "--at-delta", "1e-6", "--json"],
+     ["matplotlib", "figures", "verify", "scipy"]),
 ])
 def test_cli_imports_only_what_the_command_needs(argv, absent):
     """Import cost: users run the CLI as a process, so `dp` loads one protocol's face and
