@@ -52,6 +52,13 @@ class AuditRecord:
     params: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
+        """The record as a JSON object (the CLI's audit output).
+
+        Returns:
+            A dict with "claim", "source" (str), "params", "claimed" ({"quantity", "value",
+            "kind": "claimed"}), "computed" (the upper end's `Result.to_json()`, else the lower
+            end's), "verdict", "looseness", and "computed_lower" when both ends are set.
+        """
         computed = self.computed_upper or self.computed_lower
         out: dict[str, Any] = {
             "claim": self.claim,
@@ -73,6 +80,25 @@ def audit_claim(*, claim: str, source: Source, quantity: str, claimed: float,
     """Build an AuditRecord, deciding the verdict from the certified bracket.
 
     An EXACT result serves as both ends of the bracket.
+
+    Args:
+        claim: the paper's claim as text, e.g. "(epsilon, delta) = (1, 1e-6)".
+        source: the paper and statement making the claim.
+        quantity: "epsilon" or "delta": the quantity compared.
+        claimed: the paper's value of that quantity.
+        computed_upper: an UPPER (or EXACT) Result on the protocol's value, or None.
+        computed_lower: a LOWER (or EXACT) Result on the protocol's value, or None.
+        params: the audited instance's parameters (stored as given).
+
+    Returns:
+        An AuditRecord with verdict "holds" if the upper end's value is <= claimed,
+        else "violated" if the lower end's value is > claimed, else "loose" (also when the
+        deciding end is missing), and looseness = claimed / float(upper end, else lower end)
+        (inf when that is 0).
+
+    Raises:
+        ValueError: computed_upper is neither UPPER nor EXACT, computed_lower is neither
+            LOWER nor EXACT, or both are None.
     """
     for r, want in ((computed_upper, (Kind.UPPER, Kind.EXACT)),
                     (computed_lower, (Kind.LOWER, Kind.EXACT))):

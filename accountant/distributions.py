@@ -70,7 +70,21 @@ def _prob(p: Any, backend: str, name: str) -> Any:
 
 
 def binomial_window(n: int, p: float, tail: float) -> tuple[int, int, float]:
-    """[lo, hi] holding all but a certified <= tail of Bin(n, p)'s mass, and that bound."""
+    """[lo, hi] holding all but a certified <= tail of Bin(n, p)'s mass, and that bound.
+
+    Args:
+        n: number of trials, an integer >= 0 (not validated here).
+        p: success probability in [0, 1] (taken as a float; not validated here).
+        tail: target mass outside the window, in (0, 1).
+
+    Returns:
+        (lo, hi, outside): the integer window and the certified mass outside it, a float
+        <= tail (`numeric.tails.chernoff_window`); (0, 0, 0.0) for p = 0 and (n, n, 0.0) for
+        p = 1.
+
+    Raises:
+        ParameterError: `tail` is outside (0, 1).
+    """
     _TAIL.check(tail)
     p = float(p)
     if p in (0.0, 1.0):
@@ -94,6 +108,15 @@ def binomial(n: int, p: Any, *, backend: str = "float", tail: float | None = Non
         backend: "float" (log-space, Loader's saddle-point form), "mp" or "exact".
         tail: if given, keep only a window whose outside mass is certified <= tail.
         dps: decimal digits for the mp backend.
+
+    Returns:
+        A 1-D PMF exact on its grid: float log-probabilities with `log_pmf_error` bounds,
+        mpf values computed at dps + 10 digits by the ratio recurrence, or exact Fractions;
+        `tail` is the certified outside mass (0 on the whole support).
+
+    Raises:
+        ParameterError: unknown backend, n not an integer >= 0, p outside [0, 1], p not a
+            Fraction (or int) for the exact backend, or tail outside (0, 1).
     """
     check_backend(backend)
     COUNT.named("n").check(n)
@@ -144,7 +167,22 @@ def _mp_recurrence(*, first: mpmath.mpf, count: int, ratio: Callable[[int], Any]
 def poisson(mu: float, *, backend: str = "float", tail: float = DEFAULT_TAIL,
             dps: int = DEFAULT_DPS) -> PMF:
     """Poi(mu) on a certified bulk window (outside mass <= tail). No exact backend:
-    e^(-mu) is irrational for rational mu > 0."""
+    e^(-mu) is irrational for rational mu > 0.
+
+    Args:
+        mu: the mean, >= 0 (mu = 0 gives the point mass at 0).
+        backend: "float" or "mp".
+        tail: bound on the mass outside the window, in (0, 1).
+        dps: decimal digits for the mp backend.
+
+    Returns:
+        A 1-D PMF exact on its window, with `tail` the certified outside mass (from the
+        Chernoff bound, <= tail).
+
+    Raises:
+        ParameterError: unknown backend, mu < 0 or NaN, the exact backend, or tail outside
+            (0, 1).
+    """
     check_backend(backend)
     _MEAN.check(mu)
     if backend == "exact":
@@ -172,7 +210,24 @@ def poisson(mu: float, *, backend: str = "float", tail: float = DEFAULT_TAIL,
 
 def geometric(p: Any, *, backend: str = "float", tail: float = DEFAULT_TAIL,
               dps: int = DEFAULT_DPS) -> PMF:
-    """Geo(p)(k) = p (1-p)^k, k >= 0, on [0, K] with (1-p)^(K+1) <= tail (exact tail)."""
+    """Geo(p)(k) = p (1-p)^k, k >= 0, on [0, K] with (1-p)^(K+1) <= tail (exact tail).
+
+    Args:
+        p: success probability in (0, 1] (a Fraction for the exact backend); p = 1 gives the
+            point mass at 0.
+        backend: "float", "mp" or "exact".
+        tail: bound on the mass outside [0, K], in (0, 1).
+        dps: decimal digits for the mp backend.
+
+    Returns:
+        A 1-D PMF on [0, K] with tail (1-p)^(K+1): exact for "exact", at dps + 10 digits for
+        "mp", raised by a relative 1e-12 for "float" (whose log values carry a 1e-15 relative
+        error bound).
+
+    Raises:
+        ParameterError: unknown backend, p outside (0, 1], p not a Fraction (or int) for the
+            exact backend, or tail outside (0, 1).
+    """
     check_backend(backend)
     PROBABILITY.named("p").check(p)
     _TAIL.check(tail)
@@ -202,7 +257,23 @@ def geometric(p: Any, *, backend: str = "float", tail: float = DEFAULT_TAIL,
 
 def negative_binomial(r: float, p: Any, *, backend: str = "float", tail: float = DEFAULT_TAIL,
                       dps: int = DEFAULT_DPS) -> PMF:
-    """NB(r, p)(k) = Gamma(k+r)/(Gamma(r) k!) p^r (1-p)^k, real r > 0, on a certified window."""
+    """NB(r, p)(k) = Gamma(k+r)/(Gamma(r) k!) p^r (1-p)^k, real r > 0, on a certified window.
+
+    Args:
+        r: shape (number of successes), a real > 0.
+        p: success probability in (0, 1]; p = 1 gives the point mass at 0.
+        backend: "float" or "mp".
+        tail: bound on the mass outside the window, in (0, 1).
+        dps: decimal digits for the mp backend.
+
+    Returns:
+        A 1-D PMF exact on its window, `tail` the certified outside mass from the Chernoff
+        exponent g of the module docstring.
+
+    Raises:
+        ParameterError: unknown backend, r <= 0, p outside (0, 1], the exact backend, or
+            tail outside (0, 1).
+    """
     check_backend(backend)
     _SHAPE.check(r)
     PROBABILITY.named("p").check(p)
@@ -238,12 +309,34 @@ def negative_binomial(r: float, p: Any, *, backend: str = "float", tail: float =
 
 
 def bernoulli(p: Any, *, backend: str = "float") -> PMF:
-    """Bern(p) on {0, 1}."""
+    """Bern(p) on {0, 1}.
+
+    Args:
+        p: success probability in [0, 1] (a Fraction for the exact backend).
+        backend: "float", "mp" or "exact".
+
+    Returns:
+        binomial(1, p, backend=backend): the PMF on {0, 1}, tail 0.
+
+    Raises:
+        ParameterError: as `binomial`.
+    """
     return binomial(1, p, backend=backend)
 
 
 def point_mass(k: int, *, backend: str = "float") -> PMF:
-    """The law of the constant k."""
+    """The law of the constant k.
+
+    Args:
+        k: the integer (not validated).
+        backend: "float", "mp" or "exact".
+
+    Returns:
+        A one-point PMF at k with probability 1 and tail 0.
+
+    Raises:
+        ParameterError: unknown backend.
+    """
     check_backend(backend)
     one = {"float": 0.0, "mp": mpmath.mpf(1), "exact": Fraction(1)}[backend]
     vals = np.array([one], dtype=float if backend == "float" else object)
@@ -252,7 +345,20 @@ def point_mass(k: int, *, backend: str = "float") -> PMF:
 
 
 def poisson_binomial(ps: Sequence[Any], *, backend: str = "float") -> PMF:
-    """The law of a sum of independent Bernoulli(p_i) (a Bernoulli mixture count)."""
+    """The law of a sum of independent Bernoulli(p_i) (a Bernoulli mixture count).
+
+    Args:
+        ps: the success probabilities p_i, each in [0, 1] (Fractions for the exact backend).
+        backend: "float", "mp" or "exact".
+
+    Returns:
+        The PMF of the count on 0..len(ps), tail 0, by successive convolution of Bernoulli
+        laws (for "float" the error bounds of `pmf.convolve` accumulate); the point mass at 0
+        for an empty `ps`.
+
+    Raises:
+        ParameterError: unknown backend or a p_i that `bernoulli` rejects.
+    """
     if len(ps) == 0:
         return point_mass(0, backend=backend)
     out = bernoulli(ps[0], backend=backend)

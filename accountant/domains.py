@@ -42,6 +42,7 @@ class Interval:
         low, high: endpoints (may be +-inf).
         closed: "both", "neither", "left" or "right".
         integer: whether the value must be an integer.
+        note: why the range is what it is, appended to the out-of-range message.
     """
 
     name: str
@@ -52,15 +53,36 @@ class Interval:
     note: str = ""  # why the range is what it is, appended to the error message
 
     def named(self, name: str) -> Interval:
-        """The same domain for a parameter with another name (e.g. a probability `q`)."""
+        """The same domain for a parameter with another name (e.g. a probability `q`).
+
+        Args:
+            name: the parameter's name to use in error messages.
+
+        Returns:
+            A copy of this Interval with `name` replaced (same endpoints, openness, note).
+        """
         return replace(self, name=name)
 
     def describe(self) -> str:
+        """The domain as text, e.g. "(0, inf)" or "integers in [2, inf)".
+
+        Returns:
+            The interval in bracket notation (endpoints formatted without ".0"), prefixed with
+            "integers in " for an integer domain.
+        """
         left, right = _BRACKETS[self.closed]
         body = f"{left}{_fmt(self.low)}, {_fmt(self.high)}{right}"
         return f"integers in {body}" if self.integer else body
 
     def contains(self, value: Any) -> bool:
+        """Whether `check` would accept a value.
+
+        Args:
+            value: any object.
+
+        Returns:
+            True if `check(value)` passes, False if it raises ParameterError.
+        """
         try:
             self.check(value)
         except ParameterError:
@@ -68,7 +90,21 @@ class Interval:
         return True
 
     def check(self, value: Any) -> Any:
-        """Return value unchanged if it lies in the domain, else raise ParameterError."""
+        """Return value unchanged if it lies in the domain, else raise ParameterError.
+
+        Args:
+            value: the argument to validate: a real number (int, float, Fraction, numpy scalar or
+                mpmath.mpf; bool is rejected). For an integer domain, an integral float such as
+                3.0 is accepted.
+
+        Returns:
+            `value` itself, not converted.
+
+        Raises:
+            ParameterError: `value` is not a real number (or is a bool), is NaN, is not an
+                integer for an integer domain, or lies outside the interval; the message names
+                the parameter, the value and the range (and `note`, if any).
+        """
         if isinstance(value, bool) or not isinstance(value, numbers.Real | mpmath.mpf):
             raise ParameterError(
                 f"{self.name}={value!r} is not a real number; valid range {self.describe()}")
@@ -87,7 +123,17 @@ class Interval:
         return value
 
     def strategy(self, *, max_value: float | None = None, min_value: float | None = None):
-        """A hypothesis strategy over (a finite part of) this domain."""
+        """A hypothesis strategy over (a finite part of) this domain.
+
+        Args:
+            max_value: optional cap on the upper end (the smaller of it and `high` is used).
+            min_value: optional floor on the lower end (the larger of it and `low` is used).
+
+        Returns:
+            A hypothesis strategy: `integers` between the closed integer ends for an integer
+            domain, else `floats` without NaN or infinities, with the open ends excluded.
+            Imports hypothesis (a test dependency) when called.
+        """
         from hypothesis import strategies as st
 
         lo = self.low if min_value is None else max(self.low, min_value)

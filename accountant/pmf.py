@@ -42,6 +42,17 @@ _SCALE_FLOOR = -700.0
 
 
 def check_backend(backend: str) -> str:
+    """Validate a backend name.
+
+    Args:
+        backend: the backend's name; one of BACKENDS ("float", "mp", "exact").
+
+    Returns:
+        `backend`, unchanged.
+
+    Raises:
+        ParameterError: `backend` is not one of BACKENDS.
+    """
     if backend not in BACKENDS:
         raise ParameterError(f"backend={backend!r} is not one of {', '.join(BACKENDS)}")
     return backend
@@ -83,37 +94,80 @@ class PMF:
         return self.values.shape
 
     def support(self, axis: int = 0) -> np.ndarray:
-        """Lattice coordinates of the grid along one axis."""
+        """Lattice coordinates of the grid along one axis.
+
+        Args:
+            axis: the axis, 0 <= axis < ndim.
+
+        Returns:
+            An integer array offset[axis], offset[axis] + 1, ..., of length shape[axis].
+        """
         return self.offset[axis] + np.arange(self.values.shape[axis])
 
     def log_probs(self) -> np.ndarray:
-        """Natural-log probabilities as float64 (mp/exact values converted, -inf for 0)."""
+        """Natural-log probabilities as float64 (mp/exact values converted, -inf for 0).
+
+        Returns:
+            A float64 array of the grid's shape: `values` itself for "float"; for "mp" and
+            "exact", float(log(v)) of each value (rounded to nearest, not directed), -inf where
+            v == 0.
+        """
         if self.backend == "float":
             return self.values
         flat = [float(mpmath.log(v)) if v > 0 else -math.inf for v in self.values.ravel()]
         return np.array(flat, dtype=float).reshape(self.values.shape)
 
     def probs(self) -> np.ndarray:
-        """Linear probabilities: float64 for "float" (may underflow to 0), else the objects."""
+        """Linear probabilities: float64 for "float" (may underflow to 0), else the objects.
+
+        Returns:
+            exp(values) as float64 for "float"; `values` itself (mpf or Fraction objects) otherwise.
+        """
         if self.backend == "float":
             return np.exp(self.values)
         return self.values
 
     def mass(self) -> Any:
-        """Total mass on the grid (float, mpf or Fraction)."""
+        """Total mass on the grid (float, mpf or Fraction).
+
+        Returns:
+            exp(logsumexp(values)) as a float for "float" (not rounded in a chosen direction);
+            the exact sum (Fraction) or the sum at the working precision (mpf) otherwise.
+            `tail` is not included.
+        """
         if self.backend == "float":
             return math.exp(logsumexp(self.values))
         return sum(self.values.ravel().tolist(), _zero(self.backend))
 
     def mean(self) -> float:
-        """Mean of a 1-D PMF on its grid (float; a diagnostic, not a certified value)."""
+        """Mean of a 1-D PMF on its grid (float; a diagnostic, not a certified value).
+
+        Returns:
+            sum(k w_k) / sum(w_k) over the grid, with weights w_k proportional to the grid
+            probabilities, as a float; the outside mass `tail` is ignored.
+
+        Raises:
+            ValueError: the PMF is not 1-D.
+        """
         if self.ndim != 1:
             raise ValueError("mean() is defined for 1-D PMFs")
         w = np.exp(self.log_probs() - np.max(self.log_probs()))
         return float(np.sum(w * self.support()) / np.sum(w))
 
     def value_at(self, *coords: int) -> Any:
-        """The grid value at lattice coordinates (log-prob for "float"); KeyError outside."""
+        """The grid value at lattice coordinates (log-prob for "float"); KeyError outside.
+
+        Args:
+            *coords: one integer lattice coordinate per axis.
+
+        Returns:
+            values[coords - offset]: a float log-probability for "float", an mpf or Fraction
+            probability otherwise.
+
+        Raises:
+            KeyError: the coordinates are outside the grid.
+            ValueError: the number of coordinates differs from ndim (from zip(strict=True)).
+        """
         idx = tuple(c - o for c, o in zip(coords, self.offset, strict=True))
         if any(i < 0 or i >= s for i, s in zip(idx, self.shape, strict=True)):
             raise KeyError(f"{coords} is outside the grid starting at {self.offset}")
@@ -127,6 +181,29 @@ class PMF:
 
         Raises ParameterError naming `name` if a value is negative or not finite, or if the
         values do not sum to 1 within `tolerance` (exactly 1 for the exact backend).
+
+        Args:
+            values: probabilities (a sequence or nested sequence; its shape is the grid's); with
+                log=True, natural-log probabilities (<= 0, -inf for zero).
+            offset: lattice coordinates of the first value: an integer (1-D) or one per axis.
+            backend: "float", "mp" or "exact" (values become Fractions: floats are taken at their
+                exact binary value).
+            name: the name used in error messages.
+            tolerance: allowed |sum - 1| for the "float" and "mp" backends.
+            log: `values` are log-probabilities; read by the "float" backend only ("mp" and
+                "exact" always take linear probabilities).
+            dps: decimal digits at which "mp" values are converted and summed.
+
+        Returns:
+            A PMF with tail 0 and exact_on_grid=True; for "float", log_error is 4 u max(1, |log p|)
+            per entry (u the unit roundoff).
+
+        Raises:
+            ParameterError: unknown backend; "float": a linear value outside [0, 1] or not finite,
+                or a log value > 0 or NaN; "mp"/"exact": a value that does not convert (to mpf, to
+                Fraction) or lies outside [0, 1]; the sum differs from 1 by more than `tolerance`
+                (by anything for "exact"). The "mp" backend does not reject a NaN value (NaN
+                compares false against every bound).
         """
         check_backend(backend)
         off = (offset,) if isinstance(offset, int | np.integer) else tuple(offset)
@@ -176,7 +253,16 @@ def _zero(backend: str) -> Any:
 
 
 def shift(pmf: PMF, by: int | Sequence[int]) -> PMF:
-    """The law of X + by (by an integer or a vector of integers)."""
+    """The law of X + by (by an integer or a vector of integers).
+
+    Args:
+        pmf: the law of X.
+        by: an integer (the same shift on every axis) or one integer per axis.
+
+    Returns:
+        The same PMF with its offset moved by `by`; values, tail, error bounds and exactness
+        unchanged.
+    """
     by_t = (by,) * pmf.ndim if isinstance(by, int | np.integer) else tuple(by)
     return replace(pmf, offset=tuple(int(o + b) for o, b in zip(pmf.offset, by_t, strict=True)))
 
@@ -212,7 +298,23 @@ def _same_backend(pmfs: Sequence[PMF]) -> str:
 
 
 def mixture(components: Sequence[tuple[Any, PMF]]) -> PMF:
-    """sum_i w_i P_i on the union of the grids. Weights must be >= 0 and sum to 1."""
+    """sum_i w_i P_i on the union of the grids. Weights must be >= 0 and sum to 1.
+
+    Args:
+        components: (weight, PMF) pairs; PMFs of one backend and one dimension. Weights are
+            floats for "float" (sum within 1e-12 of 1), exact Fractions summing to exactly 1
+            for "exact".
+
+    Returns:
+        The mixture on the bounding box of the components' grids: tail = sum_i w_i tail_i;
+        for "float", log_error is the largest component bound plus 4 u per component;
+        exact_on_grid only if every component is exact on its grid and the grids coincide
+        (or no component has outside mass).
+
+    Raises:
+        ParameterError: no component, mixed backends or dimensions, a negative or NaN weight,
+            or weights that do not sum to 1.
+    """
     if not components:
         raise ParameterError("mixture needs at least one component")
     pmfs = [c for _, c in components]
@@ -261,6 +363,18 @@ def convolve(a: PMF, b: PMF) -> PMF:
 
     float: direct (not FFT) convolution of peak-scaled linear values, so that every output
     value keeps a small relative error; entries that would underflow are moved to `tail`.
+
+    Args:
+        a: the law of X, 1-D.
+        b: the law of Y, 1-D, same backend.
+
+    Returns:
+        The PMF of X + Y with offset a.offset + b.offset and tail a.tail + b.tail (plus, for
+        "float", the mass of entries more than 700 below either peak and a bound on outputs
+        that underflowed); log_error adds the inputs' bounds and 2 (min(len) + 2) u.
+
+    Raises:
+        ParameterError: the backends or dimensions differ, or the PMFs are not 1-D.
     """
     backend = _same_backend([a, b])
     if a.ndim != 1:
@@ -298,7 +412,20 @@ def _drop_underflow(logv: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 def product(a: PMF, b: PMF) -> PMF:
-    """The joint law of independent (X, Y): an (a.ndim + b.ndim)-dimensional PMF."""
+    """The joint law of independent (X, Y): an (a.ndim + b.ndim)-dimensional PMF.
+
+    Args:
+        a: the law of X.
+        b: the law of Y, same backend (any dimension).
+
+    Returns:
+        The PMF on the product grid, offset a.offset + b.offset, tail a.tail + b.tail (a
+        union bound on the mass outside the product box); for "float", log_error is the sum
+        of the two broadcast bounds plus 2 u.
+
+    Raises:
+        ParameterError: the backends differ.
+    """
     backend = _same_backend([a, b]) if a.ndim == b.ndim else a.backend
     if a.backend != b.backend:
         raise ParameterError(f"cannot combine PMFs of backends {a.backend}, {b.backend}")

@@ -101,11 +101,30 @@ class Result:
         return not (isinstance(self.value, float | mpmath.mpf) and mpmath.isinf(self.value))
 
     def with_(self, **changes: Any) -> Result:
-        """A copy with some fields changed."""
+        """A copy with some fields changed.
+
+        Args:
+            **changes: field names and their new values (dataclasses.replace; __post_init__ runs
+                again, so the same checks apply to the copy).
+
+        Returns:
+            A new Result; this one is unchanged (frozen).
+
+        Raises:
+            PrecisionError: the new value is NaN.
+            ValueError: the copy is EXACT with a nonzero error_budget.
+        """
         return replace(self, **changes)
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON object of CLI.md: value (safely rounded float), kind, direction, method."""
+        """The JSON object of CLI.md: value (safely rounded float), kind, direction, method.
+
+        Returns:
+            A dict with "value" (float(self): rounded up for UPPER, down for LOWER, to nearest
+            otherwise; +-inf written as the strings "inf"/"-inf"), "kind", "direction", "method",
+            and when set: "log10_value" (mpf values below 1e-300 in magnitude), "order", "at",
+            "source" (str of the Source) and "error_budget" (when nonzero).
+        """
         out: dict[str, Any] = {
             "value": _json_number(float(self)),
             "kind": self.kind.value,
@@ -157,7 +176,16 @@ class Bracket:
 
     def json_items(self, quantity: str) -> dict[str, Any]:
         """The CLI's JSON keys: quantity (upper), quantity_lower, quantity_<pair>_lower,
-        quantity_special."""
+        quantity_special.
+
+        Args:
+            quantity: the key stem, e.g. "delta" or "epsilon".
+
+        Returns:
+            A dict of the ends that are set, each as its `Result.to_json()`: `quantity` for the
+            upper end, `quantity_lower`, `quantity_<pair_name>_lower` (`quantity_pair_lower`
+            without a pair name) and `quantity_special`.
+        """
         out: dict[str, Any] = {}
         if self.upper is not None:
             out[quantity] = self.upper.to_json()
@@ -179,12 +207,23 @@ def _json_number(x: float) -> float | str:
 def tightest(*results: Result) -> Result:
     """The tightest of several bounds on one quantity: min of UPPERs, max of LOWERs.
 
-    EXACT results win outright. HEURISTIC results are not bounds and never win: they are
-    ignored when bounds are present.
+    EXACT results win outright (the first EXACT one is returned). HEURISTIC results are not
+    bounds and never win: they are ignored when bounds are present. Directions are not
+    compared: the caller passes results on one direction.
+
+    Args:
+        *results: Results on one quantity (and Renyi order), all UPPER or all LOWER
+            (EXACT and HEURISTIC ones may be mixed in).
+
+    Returns:
+        One of the given Results, unchanged (its `method` names the winner): the EXACT one if
+        any, else the UPPER with the least value or the LOWER with the largest (values compared
+        as mpf).
 
     Raises:
         ValueError: when quantities, orders, or kinds (upper vs lower) are mixed, because
-            comparing them means nothing, or when every result is HEURISTIC.
+            comparing them means nothing, or when every result is HEURISTIC, or when no
+            result is given.
     """
     if not results:
         raise ValueError("tightest() needs at least one Result")

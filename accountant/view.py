@@ -105,6 +105,24 @@ class ViewPair:
         maps the grid's coordinate arrays to (log P/Q, absolute error bound) in closed form
         (float backend only). `residual_loss_bound` is the caller's certificate B for the
         residual laws (see the module docstring); keep inf if unsure.
+
+        Args:
+            P: the law under the first dataset.
+            Q: the law under the neighbouring dataset; same backend and dimension as P.
+            loss: optional closed-form loss: called with the flattened coordinate arrays of the
+                common box, returns (log P/Q per point, error bound, array or scalar). Ignored
+                by the "mp" and "exact" backends.
+            residual_loss_bound: the certificate B (>= 0, or inf).
+            description: protocol, parameters, which neighbours (copied into the pair).
+
+        Returns:
+            A ViewPair on the flattened box, with tail_p = P.tail + P's mass outside the box
+            (rounded up) and likewise for Q, grid_exact = P.exact_on_grid and Q.exact_on_grid;
+            for "float", points where both log-probabilities are -inf are dropped and log_error
+            is the larger of the two laws' bounds per point.
+
+        Raises:
+            ParameterError: different backends or dimensions, or disjoint grids.
         """
         if P.backend != Q.backend or P.ndim != Q.ndim:
             raise ParameterError("P and Q must share backend and dimension")
@@ -141,7 +159,24 @@ class ViewPair:
     def from_arrays(cls, p: Any, q: Any, *, backend: str = "float", tolerance: float = 1e-9,
                     log: bool = False,
                     description: Mapping[str, Any] | None = None) -> ViewPair:
-        """A pair of complete PMFs given as arrays on the same outcomes (validated)."""
+        """A pair of complete PMFs given as arrays on the same outcomes (validated).
+
+        Args:
+            p: probabilities of P per outcome (log-probabilities with log=True, float backend).
+            q: probabilities of Q on the same outcomes.
+            backend: "float", "mp" or "exact".
+            tolerance: allowed |sum - 1| of each law (the exact backend requires exactly 1).
+            log: `p` and `q` are natural-log probabilities (read by the float backend only; see
+                `PMF.from_values`).
+            description: protocol, parameters, which neighbours.
+
+        Returns:
+            A ViewPair with no tails and residual_loss_bound 0.
+
+        Raises:
+            ParameterError: `PMF.from_values` rejects p or q (named "p" and "q" in the message),
+                or they have different numbers of outcomes.
+        """
         P = PMF.from_values(p, backend=backend, name="p", tolerance=tolerance, log=log)
         Q = PMF.from_values(q, backend=backend, name="q", tolerance=tolerance, log=log)
         if P.shape != Q.shape:
@@ -150,7 +185,12 @@ class ViewPair:
 
     # ---------------------------------------------------------------- transformations
     def swapped(self) -> ViewPair:
-        """The pair (Q, P)."""
+        """The pair (Q, P).
+
+        Returns:
+            A copy with p and q, tail_p and tail_q exchanged and the loss negated; error bounds,
+            residual_loss_bound and coords unchanged.
+        """
         return replace(self, p=self.q, q=self.p, tail_p=self.tail_q, tail_q=self.tail_p,
                        loss=None if self.loss is None else -self.loss)
 
@@ -159,6 +199,18 @@ class ViewPair:
 
         Residual of the product: M1 x P2 + P1_grid x M2, whose loss is at most
         B1 + sup L2 or sup L1 + B2 (sup over grid and residual).
+
+        Args:
+            other: the second pair (P2, Q2), same backend.
+
+        Returns:
+            A ViewPair on the product of the two grids (this pair's index major), tails added,
+            residual_loss_bound max(B1 + sup|L2|, sup|L1| + B2) (inf when a grid loss is
+            infinite), grid_exact only if both are; for "float", log-values and losses added
+            with error bounds summed plus 2 u (a +inf + -inf loss becomes -inf).
+
+        Raises:
+            ParameterError: the backends differ.
         """
         if self.backend != other.backend:
             raise ParameterError("cannot take the product of views of different backends")
@@ -211,6 +263,18 @@ class ViewPair:
         """Post-processing by a deterministic map: outcomes with equal group ids are merged.
 
         The merged pair's divergences are never larger (data processing); tests use this.
+
+        Args:
+            groups: one group id per grid point (shape (size,)); any sortable values.
+
+        Returns:
+            A ViewPair with one point per distinct id (sorted; coords = (ids,)), tails and
+            residual_loss_bound unchanged. For "float", the probabilities are summed in log
+            space, log_error becomes the largest bound plus 4 u (1 + log2 size), and the loss is
+            recomputed from p - q (a closed-form loss is not carried over).
+
+        Raises:
+            ParameterError: `groups` does not have one id per grid point.
         """
         groups = np.asarray(groups)
         if groups.shape != (self.size,):
@@ -235,14 +299,24 @@ class ViewPair:
         return ViewPair(p=p, q=q, log_error=err, **common)
 
     def linear(self) -> tuple[list[Any], list[Any]]:
-        """p, q as Python lists of mpf (float: converted from logs) or Fractions."""
+        """p, q as Python lists of mpf (float: converted from logs) or Fractions.
+
+        Returns:
+            (p, q) as Python lists: mpf values exp(log p) at the working precision for "float",
+            the stored mpf or Fraction values otherwise.
+        """
         if self.backend == "float":
             return ([mpmath.exp(mpmath.mpf(x)) for x in self.p],
                     [mpmath.exp(mpmath.mpf(x)) for x in self.q])
         return list(self.p), list(self.q)
 
     def masses(self) -> tuple[float, float]:
-        """Grid masses of P and Q (float)."""
+        """Grid masses of P and Q (float).
+
+        Returns:
+            (mass of P on the grid, mass of Q on the grid) as floats rounded to nearest (not
+            directed): exp(logsumexp) for "float", float(sum) otherwise. Tails not included.
+        """
         if self.backend == "float":
             return math.exp(logsumexp(self.p)), math.exp(logsumexp(self.q))
         return float(sum(self.p)), float(sum(self.q))

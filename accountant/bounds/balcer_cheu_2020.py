@@ -64,6 +64,19 @@ def noise_gamma(*, epsilon: float, delta: float, n: int) -> float:
     """g = 1 - p = 50 log(2/delta) / (epsilon^2 n), Fig. 1 (rounded up: more noise).
 
     Raises RegimeError when n < 100 log(2/delta)/epsilon^2 (Theorem 3.1; i.e. g > 1/2).
+
+    Args:
+        epsilon: central privacy parameter, in (0, 1].
+        delta: central delta, in (0, 1].
+        n: number of users, an integer >= 1.
+
+    Returns:
+        g as a float, rounded up, in (0, 1/2].
+
+    Raises:
+        ParameterError: epsilon or delta outside (0, 1], n not a positive integer.
+        RegimeError: g > 1/2, i.e. n < 100 log(2/delta) / epsilon^2 (Theorem 3.1's
+            hypothesis; the message, which names `paper_p`, gives the n needed).
     """
     _check_privacy(epsilon, delta)
     N_USERS.check(n)
@@ -83,6 +96,14 @@ def paper_p(*, epsilon: float, delta: float, n: int) -> float:
     1 - p is computed first and p = 1 - g is exact in float for g <= 1/2 (Sterbenz), so
     the p used by every computation is exactly 1 - noise_gamma(...).
 
+    Args:
+        epsilon: central privacy parameter, in (0, 1].
+        delta: central delta, in (0, 1].
+        n: number of users, an integer >= 1.
+
+    Returns:
+        p as a float in [1/2, 1).
+
     Raises:
         ParameterError: epsilon or delta outside (0, 1], n not a positive integer.
         RegimeError: n < 100 log(2/delta) / epsilon^2 (Theorem 3.1's hypothesis).
@@ -101,7 +122,19 @@ def accuracy_alpha_thm31(*, epsilon: float, delta: float, n: int, beta: float) -
 
     alpha = 50 log(2/delta)/(epsilon^2 n) + sqrt(200 log(2/delta) log(2/beta))/(epsilon n).
 
+    Args:
+        epsilon: central privacy parameter, in (0, 1].
+        delta: central delta, in (0, 1].
+        n: number of users, an integer >= 1.
+        beta: failure probability, in (0, 1), at least delta^25.
+
+    Returns:
+        Result(quantity="accuracy_alpha", kind=UPPER, direction=MAX, at=beta), value rounded
+        up, source "Theorem 3.1(ii)".
+
     Raises:
+        ParameterError: epsilon or delta outside (0, 1], n not a positive integer, beta
+            outside (0, 1).
         RegimeError: beta < delta^25, or n below Theorem 3.1's bound.
     """
     _check_privacy(epsilon, delta)
@@ -120,6 +153,19 @@ def accuracy_alpha_for_p(*, p: float, n: int, beta: float) -> Result:
 
     The proof bounds |Bin(n,p)/n - p| by a multiplicative Chernoff bound, which it uses
     under beta >= 2 exp(-n p (1-p)); we enforce that condition.
+
+    Args:
+        p: the randomizer's parameter, in (0, 1).
+        n: number of users, an integer >= 1.
+        beta: failure probability, in (0, 1).
+
+    Returns:
+        Result(quantity="accuracy_alpha", kind=UPPER, direction=MAX, at=beta), value rounded
+        up, source "Theorem 3.1(ii), proof".
+
+    Raises:
+        ParameterError: p or beta outside (0, 1), n not a positive integer.
+        RegimeError: beta < 2 exp(-n p (1-p)).
     """
     _P.check(p)
     N_USERS.check(n)
@@ -138,6 +184,23 @@ def simultaneous_alpha_thm32(*, epsilon: float, delta: float, n: int, beta: floa
 
     Theorem 3.1(ii) at failure probability beta/n (at most n bins are nonzero; zero bins
     are exact). Needs beta >= n delta^25.
+
+    Args:
+        epsilon: central privacy parameter, in (0, 1].
+        delta: central delta, in (0, 1]. It enters the regime check before it is validated:
+            delta <= 0 raises math's ValueError, not ParameterError.
+        n: number of users, an integer >= 1.
+        beta: failure probability for all bins together, in (0, 1).
+
+    Returns:
+        `accuracy_alpha_thm31` at beta/n, relabelled: method
+        "bounds.balcer_cheu_2020.simultaneous_alpha_thm32", at=beta, source
+        "Theorem 3.2(iii)" (quantity "accuracy_alpha", UPPER).
+
+    Raises:
+        ParameterError: beta outside (0, 1), n not a positive integer, epsilon or delta
+            outside (0, 1] (delta > 1 only; see above).
+        RegimeError: beta < n delta^25, or n below Theorem 3.1's bound.
     """
     _BETA.check(beta)
     N_USERS.check(n)
@@ -151,7 +214,17 @@ def simultaneous_alpha_thm32(*, epsilon: float, delta: float, n: int, beta: floa
 
 
 def lemma_a3_epsilon(*, a: float) -> float:
-    """eps = log((1+a)/(1-a)) of Lemma A.3 (rounded up)."""
+    """eps = log((1+a)/(1-a)) of Lemma A.3 (rounded up).
+
+    Args:
+        a: the lemma's accuracy parameter, in (0, 1).
+
+    Returns:
+        eps as a float, rounded up.
+
+    Raises:
+        ParameterError: a outside (0, 1).
+    """
     _A.check(a)
     return rounding.up(math.log1p(a) - math.log1p(-a))
 
@@ -160,7 +233,19 @@ def lemma_a3_delta(*, n: int, gamma: float, a: float, k: int = 1) -> Result:
     """Lemma A.3: Bin(n, gamma) is (eps, delta, k)-smooth with eps = log((1+a)/(1-a)) and
     delta = exp(-a^2 gamma n / 8) + exp(-a^2 gamma n / (8 + 2a)).
 
+    Args:
+        n: number of trials, an integer >= 1.
+        gamma: success probability, in (0, 1/2].
+        a: the lemma's accuracy parameter, in (0, 1).
+        k: the smoothness shift, an int >= 1, at most a gamma n / 2.
+
+    Returns:
+        Result(quantity="delta", kind=UPPER, direction=MAX, at=lemma_a3_epsilon(a=a)), value
+        rounded up, source "Lemma A.3".
+
     Raises:
+        ParameterError: n not a positive integer, gamma outside (0, 1/2], a outside (0, 1),
+            k not an int >= 1.
         RegimeError: k > a gamma n / 2 (the lemma's hypothesis).
     """
     N_USERS.check(n)

@@ -33,6 +33,12 @@ def epsilon_upper(*, epsilon0: float, n: int, delta: float, k: int) -> Result:
     (eps, delta)-DP for eps = max{ sqrt(14 k log(2/delta)/((n-1) g)), 27 k/((n-1) g) },
     provided eps <= 1 (the theorem's own condition) and g <= 1 (true for k >= 2).
 
+    Args:
+        epsilon0: k-RR's pure-DP parameter, > 0.
+        n: number of users, an integer >= 2.
+        delta: target delta, in (0, 1).
+        k: alphabet size, an integer >= 2.
+
     Returns:
         Result(quantity="epsilon", kind=UPPER, direction=MAX, at=delta).
 

@@ -32,7 +32,17 @@ FLOAT_RELATIVE_ERROR = 1e-10
 
 def window(n: int, epsilon0: float, s: float) -> tuple[int, int]:
     """k-range that holds every term within exp(-60) of the largest (heuristic, used only
-    for lower bounds and the mp oracle's speed; a smaller window only lowers the sum)."""
+    for lower bounds and the mp oracle's speed; a smaller window only lowers the sum).
+
+    Args:
+        n: number of users, >= 1.
+        epsilon0: the binary randomizer's parameter, > 0 (p = 1/(e^eps0 + 1)).
+        s: the moment's order (its magnitude, rounded up to a power of two, widens the
+            window).
+
+    Returns:
+        (lo, hi): the inclusive k-range, clipped to 0..n.
+    """
     p = 1.0 / (math.exp(epsilon0) + 1.0)
     mean = n * p
     var = n * p * (1.0 - p)
@@ -91,6 +101,17 @@ def log1p_moment_float(*, n: int, epsilon0: float, s: float) -> float:
     the rounding of x = L - 1, whose effect relative to the sum is about
     u (e^eps0 - e^-eps0) / sqrt(chi/n), below 1e-10 for n <= 1e9 on our domain. Callers
     that need a certified lower bound shrink the result by FLOAT_RELATIVE_ERROR.
+
+    Args:
+        n: number of users, >= 1.
+        epsilon0: the binary randomizer's parameter, > 0.
+        s: the moment's order, s >= 1 or s <= 0 (not validated; f_s can be negative in
+            between).
+
+    Returns:
+        log1p(E[f_s(L - 1)]) over the window as a float (computed in log space when the sum
+        leaves the float range); 0.0 when no term is finite. Not rounded in a chosen
+        direction (see the error model).
     """
     log_w, x = _window_terms(n, epsilon0, *window(n, epsilon0, s))
     terms = log_w + _log_f(x, s)
@@ -126,6 +147,16 @@ def log_moment_mp(*, n: int, epsilon0: float, s: float, digits: int = 50,
 
     With full=False the sum runs over `window` (a lower bound, equal to the full sum to far
     more than 1e-12 relative on our domain); with full=True over k = 0..n.
+
+    Args:
+        n: number of users, >= 1.
+        epsilon0: the binary randomizer's parameter, > 0.
+        s: the moment's order (any real).
+        digits: mpmath decimal digits.
+        full: sum over every k (O(n) terms) instead of `window`.
+
+    Returns:
+        The logarithm as an mpmath.mpf rounded to the caller's working precision.
     """
     with mpmath.workdps(digits):
         e = mpmath.exp(mpmath.mpf(epsilon0))

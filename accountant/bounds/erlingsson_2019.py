@@ -33,6 +33,15 @@ def rdp_upper_eq10(*, alpha: float, epsilon0: float, n: int) -> Result:
     is what the source claims; `method` carries "reconstruction" so that nobody mistakes it
     for a certified bound.
 
+    Args:
+        alpha: Renyi order, a finite real > 1.
+        epsilon0: local randomizer's pure-DP parameter, > 0.
+        n: number of users, an integer >= 1.
+
+    Returns:
+        Result(quantity="renyi", kind=UPPER, direction=MAX, order=alpha), value rounded up,
+        source "Girgis et al. eq. (10)".
+
     Raises:
         ParameterError: alpha <= 1 or infinite, epsilon0 <= 0, n < 1.
     """

@@ -26,7 +26,17 @@ _DIGITS = 50
 
 
 def max_epsilon0(*, n: int, delta: float, log_argument: float | None = None) -> float:
-    """The regime's largest epsilon0: log(n/(16 log(c/delta))), c = 2 (theorem) by default."""
+    """The regime's largest epsilon0: log(n/(16 log(c/delta))), c = 2 (theorem) by default.
+
+    Args:
+        n: number of users (not validated).
+        delta: target delta, in (0, 1) (not validated).
+        log_argument: c; None means 2 (`epsilon_upper`); the reference-code variant uses 4.
+
+    Returns:
+        The limit as a float rounded down (50-digit mpmath); -inf when n/(16 log(c/delta))
+        is not positive.
+    """
     c = 2.0 if log_argument is None else log_argument
     with mpmath.workdps(_DIGITS):
         ratio = mpmath.mpf(n) / (16 * mpmath.log(mpmath.mpf(c) / mpmath.mpf(delta)))
@@ -58,6 +68,11 @@ def epsilon_upper(*, epsilon0: float, n: int, delta: float) -> Result:
     log(2/delta))),
     eps <= log(1 + (e^eps0-1)/(e^eps0+1) (8 sqrt(e^eps0 log(4/delta))/sqrt(n) + 8 e^eps0/n)).
 
+    Args:
+        epsilon0: local randomizer's pure-DP parameter, > 0.
+        n: number of users, an integer >= 2.
+        delta: target delta, in (0, 1).
+
     Returns:
         Result(quantity="epsilon", kind=UPPER, direction=MAX, at=delta).
 
@@ -84,6 +99,15 @@ def epsilon_upper_reference_code(*, epsilon0: float, n: int, delta: float) -> Re
     c = 8 e^eps0/n, eps1 = log(1 + a + c), under epsilon0 <= log(n/(16 log(4/delta))).
     It is slightly larger than `epsilon_upper`. (That code's numerical scan skips small n
     and then reports a far too small epsilon; this closed form has no such scan.)
+
+    Args:
+        epsilon0: local randomizer's pure-DP parameter, > 0.
+        n: number of users, an integer >= 2.
+        delta: target delta, in (0, 1).
+
+    Returns:
+        Result(quantity="epsilon", kind=UPPER, direction=MAX, at=delta), value rounded up,
+        source "Theorem 3.1, reference-code variant".
 
     Raises:
         ParameterError: epsilon0 <= 0, n < 2, delta outside (0, 1).

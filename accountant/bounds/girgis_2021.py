@@ -115,6 +115,15 @@ def rdp_upper_thm5(*, alpha: int, epsilon0: float, m: int) -> Result:
     Lemma 6 (moments) and Lemma 7 (maximal chi^2). The pair is (d',...,d',d) against
     (d',...,d'), for any epsilon0-LDP randomizer; exact at alpha = 2 for binary RR.
 
+    Args:
+        alpha: Renyi order, an integer >= 2.
+        epsilon0: local randomizer's pure-DP parameter, > 0.
+        m: number of users of the special pair, an integer >= 1.
+
+    Returns:
+        Result(quantity="renyi", kind=UPPER, direction=P_Q, order=alpha): log1p(T2 + S3) /
+        (alpha - 1), evaluated at 60 digits and rounded up.
+
     Raises:
         ParameterError: alpha not an integer >= 2, epsilon0 <= 0, or m < 1.
     """
@@ -173,8 +182,19 @@ def rdp_upper_remark3(*, alpha: int, epsilon0: float, n: int,
     the minimum of valid bounds is valid. Default grid: gamma = 0.05, 0.10, ..., 0.95 (which
     contains the paper's 1/2, so the result is never above Theorem 1).
 
+    Args:
+        alpha: Renyi order, an integer >= 2.
+        epsilon0: local randomizer's pure-DP parameter, > 0.
+        n: number of users, an integer >= 1.
+        gammas: the split parameters to try, each in (0, 1); None for the default grid.
+
+    Returns:
+        Result(quantity="renyi", kind=UPPER, direction=MAX, order=alpha): the least
+        `rdp_upper_thm1` value over the grid; `source` names the winning gamma.
+
     Raises:
-        ParameterError: an argument is outside its domain (gamma outside (0, 1) included).
+        ParameterError: an argument is outside its domain (gamma outside (0, 1) included),
+            or `gammas` is empty.
     """
     grid = tuple(round(0.05 * i, 2) for i in range(1, 20)) if gammas is None else gammas
     if not grid:
@@ -209,6 +229,15 @@ def rdp_upper_remark2(*, alpha: float, epsilon0: float, n: int) -> Result:
     for 1 < alpha < 2 the chord runs from (1, 0) to (2, eps(2)), which gives
     eps(alpha) <= eps(2). Integer alpha returns Theorem 1.
 
+    Args:
+        alpha: Renyi order, a finite real > 1.
+        epsilon0: local randomizer's pure-DP parameter, > 0.
+        n: number of users, an integer >= 1.
+
+    Returns:
+        Result(quantity="renyi", kind=UPPER, direction=MAX, order=alpha), rounded up, with
+        the Remark 2 locator (also at integer orders, where the value is Theorem 1's).
+
     Raises:
         ParameterError: alpha <= 1 or infinite, epsilon0 <= 0, n < 1.
     """
@@ -229,6 +258,15 @@ def rdp_upper_thm2(*, alpha: float, epsilon0: float, n: int) -> Result:
     confidence on lambda^2 versus lambda(lambda-1); lambda^2 is the conservative reading):
     eps(alpha) <= 1/(alpha-1) log( exp(alpha^2 (e^eps0-1)^2/(nbar e^eps0))
                                    + exp(eps0 alpha - (n-1)/(8 e^eps0)) ).
+
+    Args:
+        alpha: Renyi order, a finite real > 1.
+        epsilon0: local randomizer's pure-DP parameter, > 0.
+        n: number of users, an integer >= 1.
+
+    Returns:
+        Result(quantity="renyi", kind=UPPER, direction=MAX, order=alpha), evaluated at 60
+        digits and rounded up.
 
     Raises:
         ParameterError: alpha <= 1 or infinite, epsilon0 <= 0, n < 1.
@@ -261,8 +299,16 @@ def rdp_upper_cor1(*, alpha: int, epsilon0: float, n: int, strict: bool = True) 
     (We use the nbar form: the paper's display with n in place of n-1 can fail by rounding.)
 
     Args:
+        alpha: Renyi order, an integer >= 2.
+        epsilon0: local randomizer's pure-DP parameter, > 0.
+        n: number of users, an integer >= 1.
         strict: if True (default), raise RegimeError where S3 + E > T2; if False, warn
             (LooseBoundWarning) and return Theorem 1, whose method then says so.
+
+    Returns:
+        Result(quantity="renyi", kind=UPPER, direction=MAX, order=alpha), rounded up; out of
+        regime with strict=False, `rdp_upper_thm1`'s Result with " (Corollary 1 out of
+        regime)" appended to its method.
 
     Raises:
         ParameterError: an argument is outside its domain.
@@ -315,6 +361,14 @@ def rdp_upper_refined(*, alpha: float, epsilon0: float, n: int) -> Result:
     clone counts are cut into 4096 blocks, each charged A at its smallest count (sound by
     Lemma 8's monotonicity; loosens the value by < 1e-4 relative). Real orders go through
     Remark 2's convex interpolation between the neighbouring integer orders.
+
+    Args:
+        alpha: Renyi order, a finite real > 1.
+        epsilon0: local randomizer's pure-DP parameter, > 0.
+        n: number of users, an integer >= 1 (n = 1: the single-user bound).
+
+    Returns:
+        Result(quantity="renyi", kind=UPPER, direction=MAX, order=alpha), rounded up.
 
     Raises:
         ParameterError: alpha <= 1 or infinite, epsilon0 <= 0, n < 1.
@@ -433,6 +487,16 @@ def rdp_lower_thm3(*, alpha: float, epsilon0: float, n: int, backend: str = "flo
     nothing cancels. backend="float" (fast, certified by FLOAT_RELATIVE_ERROR = 1e-10) or
     "mp" (60-digit mpmath over the mass window).
 
+    Args:
+        alpha: Renyi order, a finite real > 1.
+        epsilon0: the binary randomizer's parameter, > 0.
+        n: number of users, an integer >= 1.
+        backend: "float" or "mp".
+
+    Returns:
+        Result(quantity="renyi", kind=LOWER, direction=MAX, order=alpha), rounded down: a
+        lower bound on the worst case over both orders and all neighbouring pairs.
+
     Raises:
         ParameterError: alpha <= 1 or infinite, epsilon0 <= 0, n < 1, unknown backend.
     """
@@ -456,6 +520,15 @@ def rdp_lower_reverse(*, alpha: float, epsilon0: float, n: int,
     This is D_alpha(M(D')||M(D)) with D' all zeros, one binary-RR neighbouring pair, so it
     is a lower bound on the mechanism's RDP. Same numerics as `rdp_lower_thm3`.
 
+    Args:
+        alpha: Renyi order, a finite real > 1.
+        epsilon0: the binary randomizer's parameter, > 0.
+        n: number of users, an integer >= 1.
+        backend: "float" or "mp".
+
+    Returns:
+        Result(quantity="renyi", kind=LOWER, direction=MAX, order=alpha), rounded down.
+
     Raises:
         ParameterError: alpha <= 1 or infinite, epsilon0 <= 0, n < 1, unknown backend.
     """
@@ -478,6 +551,14 @@ def rdp_lower_cor2(*, alpha: int, epsilon0: float, n: int) -> Result:
     expansion with every j >= 3
     term dropped; valid because the odd central moments of Bin(n, p), p < 1/2, are >= 0
     (the paper's Jensen argument is not valid as written, the claim is). Integer orders.
+
+    Args:
+        alpha: Renyi order, an integer >= 2.
+        epsilon0: the binary randomizer's parameter, > 0.
+        n: number of users, an integer >= 1.
+
+    Returns:
+        Result(quantity="renyi", kind=LOWER, direction=MAX, order=alpha), rounded down.
 
     Raises:
         ParameterError: alpha not an integer >= 2, epsilon0 <= 0, n < 1.

@@ -126,6 +126,7 @@ AUDIT_PAPERS: dict[str, str] = {
 COMMANDS: dict[str, tuple[str, str]] = {
     "compose": ("compose mechanisms (RDP, PLD, KOV)", "accountant.cli.compose"),
     "reproduce": ("regenerate the seed papers' figures and tables", "figures.reproduce"),
+    "selfcheck": ("run a sample of the soundness checks on this machine", "verify.selfcheck"),
 }
 
 

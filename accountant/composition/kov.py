@@ -82,11 +82,14 @@ def delta_kov(*, epsilon: float, delta: float, rounds: int, epsilon_total: float
     EPSILON.named("epsilon_total").check(epsilon_total)
     with mpmath.workdps(dps):
         losses, pm, qm = _binomial_pld(epsilon, rounds)
-        gamma = mpmath.exp(mpmath.mpf(epsilon_total))
-        rr = mpmath.fsum(p - gamma * q for loss, p, q in zip(losses, pm, qm, strict=True)
-                         if loss > epsilon_total)
-        keep = mpmath.exp(rounds * mpmath.log1p(-mpmath.mpf(delta)))
-        value = 1 - keep * (1 - max(rr, mpmath.mpf(0)))
+        et = mpmath.mpf(epsilon_total)
+        # p - e^eps' q = q e^eps' expm1(loss - eps'): no cancellation when the losses are tiny
+        rr = mpmath.fsum(q * mpmath.exp(et) * mpmath.expm1(loss - et)
+                         for loss, q in zip(losses, qm, strict=True) if loss > et)
+        log_keep = rounds * mpmath.log1p(-mpmath.mpf(delta))
+        # 1 - keep (1 - rr) = (1 - keep) + keep rr, with 1 - keep = -expm1(log keep): at 50
+        # digits the plain form cancelled every value below ~1e-35 to 0
+        value = -mpmath.expm1(log_keep) + mpmath.exp(log_keep) * max(rr, mpmath.mpf(0))
     return Result(quantity="delta", value=value, kind=Kind.EXACT, direction=Direction.MAX,
                   method=f"composition.kov.delta_kov(epsilon={epsilon}, delta={delta}, "
                          f"rounds={rounds})", source=_KOV, at=float(epsilon_total))
@@ -101,9 +104,10 @@ def epsilon_kov(*, epsilon: float, delta: float, rounds: int, delta_total: float
     DELTA.named("delta_total").check(delta_total)
     with mpmath.workdps(dps):
         losses, pm, qm = _binomial_pld(epsilon, rounds)
-        keep = mpmath.exp(rounds * mpmath.log1p(-mpmath.mpf(delta)))
+        log_keep = rounds * mpmath.log1p(-mpmath.mpf(delta))
+        keep = mpmath.exp(log_keep)
         target = mpmath.mpf(delta_total)
-        a = 1 - keep  # infinite-loss mass
+        a = -mpmath.expm1(log_keep)  # infinite-loss mass 1 - keep, without cancellation
         b = mpmath.mpf(0)
         value = mpmath.mpf(0) if a <= target else mpmath.inf
         if a <= target:

@@ -262,12 +262,19 @@ def delta_for_epsilon(view: ViewPair, epsilon: float | None = None, *,
         view: the pair of views.
         epsilon: epsilon >= 0. Alternatively give exp_epsilon = e^epsilon >= 1; with the
             exact backend a Fraction exp_epsilon gives an exact Fraction delta.
+        exp_epsilon: e^epsilon >= 1 (float, Fraction or mpf), instead of `epsilon`.
         direction: "P||Q", "Q||P" or "max".
         dps: decimal digits for the mp backend.
 
     Returns:
-        Result(quantity="delta"): EXACT (exact/mp backends, no residual), else UPPER, with
-        the residual mass and the float error bound folded into error_budget.
+        Result(quantity="delta", at=epsilon): EXACT (exact/mp backends, no residual), else
+        UPPER, with the residual mass and the float error bound folded into error_budget.
+        Float values are capped at 1. For "max", the larger direction, EXACT only if both
+        directions are.
+
+    Raises:
+        ParameterError: both or neither of epsilon and exp_epsilon given, epsilon < 0 (or
+            NaN), exp_epsilon < 1, or an unknown direction.
     """
     direction = as_direction(direction)
     if (epsilon is None) == (exp_epsilon is None):
@@ -321,6 +328,21 @@ def epsilon_for_delta(view: ViewPair, delta: Any, *, direction: Direction | str 
 
     Returns +inf when the infinite-loss mass (or the certified residual mass) exceeds
     delta. Float results are UPPER bounds (the end known to satisfy the target).
+
+    Args:
+        view: the pair of views.
+        delta: target delta in (0, 1): a float, an mpf below the float range, or (exact
+            backend) a Fraction.
+        direction: "P||Q", "Q||P" or "max".
+        dps: decimal digits for the mp backend.
+
+    Returns:
+        Result(quantity="epsilon", at=float(delta)): EXACT for the mp/exact backends when the
+        grid holds all of P's mass with true values, else UPPER (float: with the float
+        error bound in error_budget; mp/exact: delta reduced by tail_p, error_budget 0).
+
+    Raises:
+        ParameterError: delta outside (0, 1), or an unknown direction.
     """
     direction = as_direction(direction)
     DELTA.check(delta)
@@ -365,7 +387,22 @@ def _bracket(quantity: str, lower: Any, upper: Any, direction: Direction, at: An
 def delta_bracket(view: ViewPair, epsilon: float, *,
                   direction: Direction | str = Direction.MAX) -> tuple[Result, Result]:
     """(lower, upper) Results for delta(epsilon) (float views; on grids of lower-bound values
-    the lower end subtracts e^eps tail_q, see `_deficit_allowance`)."""
+    the lower end subtracts e^eps tail_q, see `_deficit_allowance`).
+
+    Args:
+        view: the pair of views (any backend).
+        epsilon: epsilon >= 0.
+        direction: "P||Q", "Q||P" or "max" (each end the larger over both orders).
+
+    Returns:
+        (LOWER, UPPER) Results on delta, method "divergence.hockey_stick.delta_bracket"; for
+        the mp/exact backends, the EXACT `delta_for_epsilon` Result twice when it is exact,
+        else its value as the upper end and the grid sum (less e^eps tail_q on grids of
+        lower-bound values, at DEFAULT_DPS digits) as the lower end.
+
+    Raises:
+        ParameterError: epsilon < 0 (or NaN), or an unknown direction.
+    """
     direction = as_direction(direction)
     EPSILON.check(epsilon)
     if view.backend != "float":
@@ -386,7 +423,22 @@ def delta_bracket(view: ViewPair, epsilon: float, *,
 def epsilon_bracket(view: ViewPair, delta: float, *,
                     direction: Direction | str = Direction.MAX) -> tuple[Result, Result]:
     """(lower, upper) Results for epsilon(delta) (float views; any grid, see
-    `_epsilon_float`; delta may be an mpf below float range)."""
+    `_epsilon_float`; delta may be an mpf below float range).
+
+    Args:
+        view: the pair of views (any backend).
+        delta: target delta in (0, 1).
+        direction: "P||Q", "Q||P" or "max" (each end the larger over both orders).
+
+    Returns:
+        (LOWER, UPPER) Results on epsilon, method "divergence.hockey_stick.epsilon_bracket";
+        for the mp/exact backends, the EXACT `epsilon_for_delta` Result twice when it is
+        exact, else its value as the upper end and, as the lower end, the inversion of the
+        grid without its residual (0 on grids of lower-bound values).
+
+    Raises:
+        ParameterError: delta outside (0, 1), or an unknown direction.
+    """
     direction = as_direction(direction)
     DELTA.check(delta)
     if view.backend != "float":

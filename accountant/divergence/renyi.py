@@ -170,6 +170,23 @@ def renyi_divergence(view: ViewPair, alpha: float, *,
     Raises ParameterError for alpha <= 1 (use `kl_divergence` for the limit alpha -> 1).
     Returns +inf (EXACT) on support mismatch. Float results are UPPER bounds; with a
     residual of unknown loss bound the upper bound is +inf.
+
+    Args:
+        view: the pair of views.
+        alpha: Renyi order, a real in (1, inf]; inf is delegated to `max_divergence`.
+        direction: "P||Q", "Q||P" or "max".
+        dps: decimal digits for the mp/exact backends (integer orders of an exact view are
+            summed exactly, then the logarithm is taken in mp).
+
+    Returns:
+        Result(quantity="renyi", order=alpha): UPPER for float views (error_budget = upper -
+        nominal); for mp/exact, EXACT when the grid holds all of P's mass with true values,
+        else UPPER (the residual term tail_p e^((alpha-1) B) added to the moment). A
+        support mismatch gives +inf, EXACT in that direction (for "max" with a mismatch in
+        one direction only, the maximum is labelled UPPER, value +inf).
+
+    Raises:
+        ParameterError: alpha outside (1, inf] (or NaN), or an unknown direction.
     """
     direction = as_direction(direction)
     ALPHA.check(alpha)
@@ -200,8 +217,20 @@ def renyi_bracket(view: ViewPair, alpha: float, *,
     truncated convolution) Q is raised by tail_q first. For the maximum over both orders,
     the larger lower end.
 
+    Args:
+        view: the pair of views.
+        alpha: Renyi order, a finite real > 1.
+        direction: "P||Q", "Q||P" or "max".
+        dps: decimal digits for the mp/exact backends (the mp lower end is also lowered by a
+            relative 10^(10 - dps)).
+
+    Returns:
+        (LOWER, UPPER) Results on quantity "renyi" at order alpha; the EXACT upper Result
+        twice when `renyi_divergence` is exact.
+
     Raises:
-        ParameterError: alpha is not a real order > 1 (use `max_divergence` for inf).
+        ParameterError: alpha is not a real order > 1 (use `max_divergence` for inf), or an
+            unknown direction.
     """
     direction = as_direction(direction)
     ALPHA.check(alpha)
@@ -236,13 +265,41 @@ def renyi_bracket(view: ViewPair, alpha: float, *,
 def renyi_divergences(view: ViewPair, alphas: list[float], *,
                       direction: Direction | str = Direction.MAX,
                       dps: int = DEFAULT_DPS) -> list[Result]:
-    """`renyi_divergence` at several orders (one Result each, in the order given)."""
+    """`renyi_divergence` at several orders (one Result each, in the order given).
+
+    Args:
+        view: the pair of views.
+        alphas: Renyi orders, each in (1, inf].
+        direction: "P||Q", "Q||P" or "max".
+        dps: decimal digits for the mp/exact backends.
+
+    Returns:
+        A list of Results, as `renyi_divergence` returns them.
+
+    Raises:
+        ParameterError: as `renyi_divergence`, for the first bad order.
+    """
     return [renyi_divergence(view, a, direction=direction, dps=dps) for a in alphas]
 
 
 def max_divergence(view: ViewPair, *, direction: Direction | str = Direction.MAX,
                    dps: int = DEFAULT_DPS) -> Result:
-    """D_inf(P||Q) = log max_{P(x) > 0} P(x)/Q(x): the pure-DP epsilon of the pair."""
+    """D_inf(P||Q) = log max_{P(x) > 0} P(x)/Q(x): the pure-DP epsilon of the pair.
+
+    Args:
+        view: the pair of views.
+        direction: "P||Q", "Q||P" or "max".
+        dps: decimal digits for the mp/exact backends.
+
+    Returns:
+        Result(quantity="max_divergence", order=inf), never below 0: +inf (EXACT) on support
+        mismatch; float views: UPPER, the largest loss plus its error bound (and the residual
+        loss bound B when tail_p > 0); mp/exact: EXACT when tail_p = 0 and the grid is exact,
+        else UPPER (max with B when tail_p > 0).
+
+    Raises:
+        ParameterError: an unknown direction.
+    """
     direction = as_direction(direction)
 
     def one(v: ViewPair, d: Direction) -> Result:
@@ -276,7 +333,22 @@ def max_divergence(view: ViewPair, *, direction: Direction | str = Direction.MAX
 
 def kl_divergence(view: ViewPair, *, direction: Direction | str = Direction.MAX,
                   dps: int = DEFAULT_DPS) -> Result:
-    """KL(P||Q) = E_P[L], the limit alpha -> 1 of D_alpha."""
+    """KL(P||Q) = E_P[L], the limit alpha -> 1 of D_alpha.
+
+    Args:
+        view: the pair of views.
+        direction: "P||Q", "Q||P" or "max".
+        dps: decimal digits for the mp/exact backends.
+
+    Returns:
+        Result(quantity="kl", order=1.0): +inf (EXACT) on support mismatch; float views:
+        UPPER (grid sum plus its error bound plus tail_p B, at least 0); mp/exact: UPPER
+        (plus tail_p B) when tail_p > 0, else EXACT. The mp/exact route does not look at
+        grid_exact: a grid of lower-bound values with tail_p = 0 is still labelled EXACT.
+
+    Raises:
+        ParameterError: an unknown direction.
+    """
     direction = as_direction(direction)
 
     def one(v: ViewPair, d: Direction) -> Result:

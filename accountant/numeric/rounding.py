@@ -18,12 +18,32 @@ UNIT_ROUNDOFF = 2.0**-53
 
 
 def up(x: float | Fraction | mpmath.mpf) -> float:
-    """The smallest float >= x."""
+    """The smallest float >= x.
+
+    Args:
+        x: a float, Fraction or mpmath.mpf (ints and numpy scalars are passed through
+            float()).
+
+    Returns:
+        A float: x itself for a float; for a Fraction or mpf, the nearest float moved one ulp
+        up when it fell below x; +-inf stays +-inf. An int (or numpy integer) is converted
+        with float(), i.e. to nearest, which can be below x beyond 2**53.
+    """
     return _directed(x, +1)
 
 
 def down(x: float | Fraction | mpmath.mpf) -> float:
-    """The largest float <= x."""
+    """The largest float <= x.
+
+    Args:
+        x: a float, Fraction or mpmath.mpf (ints and numpy scalars are passed through
+            float()).
+
+    Returns:
+        A float: x itself for a float; for a Fraction or mpf, the nearest float moved one ulp
+        down when it lay above x; +-inf stays +-inf. An int (or numpy integer) is converted
+        with float(), i.e. to nearest, which can be above x beyond 2**53.
+    """
     return _directed(x, -1)
 
 
@@ -45,7 +65,16 @@ def _directed(x: float | Fraction | mpmath.mpf, sign: int) -> float:
 
 
 def to_float(x: float | Fraction | mpmath.mpf, *, toward: str) -> float:
-    """Round toward "upper" (up), "lower" (down) or "exact" (nearest)."""
+    """Round toward "upper" (up), "lower" (down) or "exact" (nearest).
+
+    Args:
+        x: a float, Fraction or mpmath.mpf.
+        toward: "upper", "lower" or "exact" (a `Kind` works: it is a StrEnum). Any other
+            value, "heuristic" included, rounds to nearest like "exact"; it is not rejected.
+
+    Returns:
+        up(x) for "upper", down(x) for "lower", float(x) (nearest) otherwise.
+    """
     if toward == "upper":
         return up(x)
     if toward == "lower":
@@ -62,6 +91,13 @@ def sum_relative_error(n_terms: int) -> float:
     pairwise, so the error is at most (127 + ceil(log2(n/128)) + 1) u times the exact sum
     (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., sec. 4.2); we use
     a rounded-up version of that with a factor 2 of margin.
+
+    Args:
+        n_terms: number of nonnegative float64 terms summed by numpy.sum.
+
+    Returns:
+        The relative error bound 2 (128 + max(0, ceil(log2(n_terms / 128))) + 1) u, with u the
+        unit roundoff 2**-53; 0.0 for n_terms <= 1.
     """
     if n_terms <= 1:
         return 0.0

@@ -59,7 +59,7 @@ def stirlerr(n: np.ndarray) -> np.ndarray:
         n: real arguments, >= 0 (array or scalar).
 
     Returns:
-        An array of the shape of `n`: gammaln-based for 0 < n <= 15, a Stirling series with
+        An array of the shape of `n`: from math.lgamma for 0 < n <= 15, a Stirling series with
         2 to 5 terms above 15, and 0 for n == 0 (negative entries also give 0).
     """
     n = np.asarray(n, dtype=float)

@@ -32,7 +32,18 @@ __all__ = ["binomial_shift_pair", "binomial_shift_loss"]
 
 def binomial_shift_loss(k: np.ndarray, n: int, p: float) -> tuple[np.ndarray, np.ndarray]:
     """(L(k), error bound) with L(k) = log(Bin(n,p)(k) / Bin(n,p)(k-1)); +inf at k = 0,
-    -inf at k = n + 1."""
+    -inf at k = n + 1.
+
+    Args:
+        k: integer-valued points (array or scalar); k <= 0 gives +inf, k >= n + 1 gives -inf.
+        n: number of trials, >= 1.
+        p: success probability in (0, 1), a float.
+
+    Returns:
+        (loss, error): arrays of the shape of `k`; the error bound is 0 where the loss is
+        infinite, 32 u |L| where |r| < 0.5 (the log1p branch), 16 u (1 + |L| + log(n + 2))
+        elsewhere (u the unit roundoff).
+    """
     k = np.asarray(k, dtype=float)
     q = 1.0 - p
     hi, lo = two_product(np.array(float(n + 1)), p)
@@ -59,6 +70,25 @@ def binomial_shift_pair(n: int, p: Any, *, backend: str = "float", tail: float |
     bulk window of Bin(n, p) with certified outside mass <= t, extended by one point, so
     that both residual masses are <= t. Renyi and max-divergences of this pair are +inf
     (the atoms k = 0 and k = n + 1).
+
+    Args:
+        n: number of trials, an integer >= 1.
+        p: success probability in (0, 1). The exact backend with tail=None needs a Fraction
+            (see `distributions.binomial`); with a tail it takes Fraction(p) of any real.
+        backend: "float", "mp" or "exact".
+        tail: None for the whole support, else the certified outside mass, in (0, 1).
+        dps: decimal digits for the mp backend.
+        description: extra entries for the pair's description (they override the defaults
+            "pair", "n", "p").
+
+    Returns:
+        A ViewPair on k = a..b+1 (a..b the window of Bin(n, p); 0..n with tail=None) with
+        residual_loss_bound inf; float views carry the closed-form loss `binomial_shift_loss`.
+
+    Raises:
+        ParameterError: unknown backend, n not an integer >= 1, p outside (0, 1) (p = 0 and
+            p = 1 give disjoint views), tail outside (0, 1), or a non-Fraction p for the exact
+            backend with tail=None.
     """
     check_backend(backend)
     N_USERS.check(n)

@@ -107,6 +107,17 @@ def fmt_clones(*, n: int, epsilon0: float) -> ClonePair:
     e^eps0/(e^eps0+1), w* = 0.
 
     Valid for every epsilon0-LDP randomizer and every neighbouring pair (an UPPER bound).
+
+    Args:
+        n: number of users, an integer >= 2 (others = n - 1).
+        epsilon0: the local randomizer's pure-DP parameter, > 0.
+
+    Returns:
+        The ClonePair with clone_probability e^-eps0, w' = 1/(e^eps0 + 1) (e^-eps0 beyond
+        eps0 = 700), w = 1 - w', w* = 0, and its Source.
+
+    Raises:
+        ParameterError: n is not an integer >= 2, or epsilon0 is not > 0.
     """
     n, epsilon0 = _check(n, epsilon0)
     w_prime = 1.0 / (math.exp(epsilon0) + 1.0) if epsilon0 < 700 else math.exp(-epsilon0)
@@ -121,7 +132,21 @@ def fmt_clones(*, n: int, epsilon0: float) -> ClonePair:
 def blanket_k_rr(*, n: int, epsilon0: float, k: int) -> ClonePair:
     """The blanket pair of shuffled k-RR (docs/single-message.md#blanket-pairs-for-k-rr): q =
     2/(e^eps0+k-1), an UPPER bound
-    on every neighbouring pair of k-RR; for k = 2 it also bounds binary RR."""
+    on every neighbouring pair of k-RR; for k = 2 it also bounds binary RR.
+
+    Args:
+        n: number of users, an integer >= 2.
+        epsilon0: k-RR's pure-DP parameter, > 0.
+        k: alphabet size, an integer >= 2.
+
+    Returns:
+        The ClonePair with clone_probability 2/(e^eps0 + k - 1), w = e^eps0/(e^eps0 + k - 1),
+        w' = 1/(e^eps0 + k - 1), w* = (k - 2)/(e^eps0 + k - 1).
+
+    Raises:
+        ParameterError: n is not an integer >= 2, epsilon0 is not > 0, or k is not an
+            integer >= 2.
+    """
     n, epsilon0 = _check(n, epsilon0)
     N_USERS.named("k").check(k)
     if int(k) < 2:
@@ -161,7 +186,21 @@ def _half_logpmf(x: np.ndarray, c: np.ndarray) -> np.ndarray:
 def hockey_stick_terms(pair: ClonePair, cs: np.ndarray, gamma: float,
                        terms: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Certified (lower, upper) of H_gamma(P_c||Q_c) for each c in cs (equal to the
-    reverse order by the symmetry x -> c+1-x)."""
+    reverse order by the symmetry x -> c+1-x).
+
+    Args:
+        pair: the clone/blanket pair.
+        cs: clone counts c, integers in 0..pair.others.
+        gamma: e^epsilon, >= 1.
+        terms: number of terms of the series for S_c(t) before the remainder bound; None
+            picks one from the spread of the thresholds (at most 100000). Fewer terms only
+            widen the lower end.
+
+    Returns:
+        (lower, upper): float arrays of the shape of `cs`, lower >= 0, upper clipped to
+        [0, 1]; both 0 where gamma w' >= w plus the rounding allowance 4u (w + gamma w')
+        (the pair's H is 0 there).
+    """
     lower, upper, _ = _terms(pair, np.asarray(cs, dtype=np.int64), gamma, terms)
     return lower, upper
 
@@ -172,7 +211,11 @@ def _terms(pair: ClonePair, cs: np.ndarray, gamma: float,
     w, w1 = pair.w, pair.w_prime
     lower = np.zeros(cs.shape)
     upper = np.zeros(cs.shape)
-    if gamma * w1 >= w:
+    # w - gamma w' cancels near gamma = w/w' = e^eps0: the rounding of w, w', gamma and of
+    # the subtraction, up to 4u (w + gamma w') absolutely, is added to the bound below (it
+    # was not, and upper ends near epsilon = epsilon0 fell up to 6e-9 relative short)
+    a_err = 4 * UNIT_ROUNDOFF * (w + gamma * w1)
+    if gamma * w1 >= w + a_err:
         return lower, upper, np.zeros(cs.shape)
     cf = cs.astype(float)
     xstar = (gamma * w - w1) * (cf + 1.0) / ((w - w1) * (1.0 + gamma))
@@ -212,7 +255,8 @@ def _terms(pair: ClonePair, cs: np.ndarray, gamma: float,
     first = a_coef * np.exp(log_b_prev)
     rel = _REL + rel_sum + (terms + 4) * 2 * UNIT_ROUNDOFF
     second = b_coef * partial
-    err = rel * (first + second) * 1.01 + 1e-300
+    err = (rel * (np.abs(first) + second) * 1.01 + a_err * np.exp(log_b_prev) * (1 + _REL)
+           + 1e-300)
     upper = first - second + err
     lower = first - second - b_coef * remainder - err
     slope = -(w1 * np.exp(log_b_prev) + (w + w1) * partial)
@@ -237,6 +281,20 @@ def count_blocks(n_other: int, q: float, tail: float, blocks: int,
     exp(s^2/4), so that mass x width (the block's share of the bracket) is spread evenly;
     `blocks` is about how many blocks the window gets at E[C] = 4e5, more for smaller
     E[C] (bracket ~ 1/sqrt(E[C]) per block) and fewer for larger.
+
+    Args:
+        n_other: the number of trials of C, >= 0.
+        q: the success probability of C, in (0, 1] (q >= 1: one block at n_other).
+        tail: target mass outside the window, in (0, 1) (used when log_tail is None).
+        blocks: the block budget described above (at least 8 and at most 50 blocks x budget
+            are made).
+        log_tail: target log of the outside mass, for targets below the float range.
+
+    Returns:
+        (starts, ends, masses, log_cut): int64 arrays of the inclusive block ends, covering
+        the window contiguously; each block's Bin(n_other, q) mass rounded up (by the
+        log-PMF error model and the block size); log_cut the certified log of the mass
+        outside the window (-inf when there is none). Inputs are not validated.
     """
 
     if q >= 1.0:
@@ -297,9 +355,21 @@ def delta_for_epsilon(pair: ClonePair, *, epsilon: float, tail: float = 1e-30,
                       blocks: int = 160) -> Bracket:
     """Certified bracket of H_{e^epsilon} of the pair (both orders are equal).
 
+    Args:
+        pair: the clone/blanket pair.
+        epsilon: epsilon >= 0.
+        tail: C-mass left outside the certified window (added to the upper end), in (0, 1)
+            (not validated).
+        blocks: the block budget of `count_blocks` (more blocks, narrower bracket).
+
     Returns:
         Bracket(lower, upper) of the pair's exact value. As a bound on a mechanism, the
-        upper end is the certified upper bound the pair provides.
+        upper end is the certified upper bound the pair provides. Both ends have
+        quantity "delta", direction MAX, the pair's source, at=epsilon and
+        error_budget = upper - lower; the upper end is capped at 1.
+
+    Raises:
+        ParameterError: epsilon < 0 (or NaN).
     """
     EPSILON.check(epsilon)
     lo, hi, _ = _delta_pair(pair, math.exp(epsilon), tail, blocks)
@@ -319,6 +389,20 @@ def epsilon_for_delta(pair: ClonePair, *, delta: float, blocks: int = 160,
     whose certified lower delta exceeds delta (so the pair's exact epsilon(delta) is
     larger). Found by Illinois regula falsi on log delta(epsilon) over [0, epsilon0]
     (delta(epsilon0) = 0 for these pairs) to `relative_tolerance`.
+
+    Args:
+        pair: the clone/blanket pair.
+        delta: target delta in (0, 1).
+        blocks: the block budget of `count_blocks`.
+        relative_tolerance: stop when the search bracket [a, b] has b - a <= this times b.
+
+    Returns:
+        Bracket of LOWER and UPPER Results on "epsilon", direction MAX, at=delta,
+        error_budget = upper - lower; (0, 0) when the certified delta at epsilon = 0 is
+        already <= delta. The window's C-tail is min(delta 1e-9, 1e-30), at least 1e-300.
+
+    Raises:
+        ParameterError: delta outside (0, 1).
     """
     DELTA.check(delta)
     tail = max(min(delta * 1e-9, 1e-30), 1e-300)
@@ -467,6 +551,21 @@ def renyi_curve(pair: ClonePair, *, alphas: list[float], blocks: int = 64,
     E_c(alpha) is nonincreasing in c (data processing), so C-blocks bound it from both
     sides as for the hockey-stick; C-mass outside the certified window adds at most
     expm1((alpha-1) eps0) (the largest moment any eps0-bounded ratio allows).
+
+    Args:
+        pair: the clone/blanket pair.
+        alphas: Renyi orders, each a finite real > 1.
+        blocks: the block budget of `count_blocks`.
+        tail: C-mass left outside the window, in (0, 1) (lowered further to
+            e^-(max(alphas) eps0 + 60) when that is smaller).
+
+    Returns:
+        One (LOWER, UPPER) pair of Results per order, in the order given: quantity "renyi",
+        direction MAX, the order in `order`, error_budget = upper - lower; the upper end is
+        capped at epsilon0 (D_alpha <= D_inf).
+
+    Raises:
+        ParameterError: an order outside (1, inf] or equal to inf (use `renyi_divergence`).
     """
     for a in alphas:
         ALPHA.check(a)
@@ -524,8 +623,18 @@ def renyi_divergence(pair: ClonePair, *, alpha: float, blocks: int = 64,
     """Certified bracket of the pair's Renyi divergence (both orders equal), alpha > 1
     real; alpha = inf gives the max-divergence epsilon0 = log(w/w') (attained at x = c+1).
 
+    Args:
+        pair: the clone/blanket pair.
+        alpha: Renyi order in (1, inf].
+        blocks: the block budget of `count_blocks`.
+        tail: C-mass left outside the window (see `renyi_curve`).
+
     Returns:
-        Bracket(lower, upper) of the pair's value.
+        Bracket(lower, upper) of the pair's value: from `renyi_curve` for finite alpha; for
+        alpha = inf one EXACT Result epsilon0 as both ends.
+
+    Raises:
+        ParameterError: alpha outside (1, inf].
     """
     ALPHA.check(alpha)
     if alpha == math.inf:
@@ -542,6 +651,20 @@ def view_pair(pair: ClonePair, *, backend: str = "mp", dps: int = 50) -> Any:
     """The pair as an explicit `ViewPair` on (c, x) (and the w* block), for small n.
 
     O(n^2) outcomes: meant for tests against the generic divergence code.
+
+    Args:
+        pair: a pair made by `fmt_clones` or `blanket_k_rr` (the FMT or k-RR form is chosen
+            by whether `pair.description` has a "k"; the probabilities are recomputed at
+            dps + 10 digits from epsilon0 and k).
+        backend: "float" gives a float view (log-values with log_error 1e-13); any other
+            value, "exact" included, gives an "mp" view (the name is not validated).
+        dps: decimal digits of the mp computation.
+
+    Returns:
+        A ViewPair with no tails, residual_loss_bound epsilon0 and the pair's description.
+
+    Raises:
+        ParameterError: more than 401 users (pair.others > 400).
     """
     import mpmath
 

@@ -50,32 +50,79 @@ class Mechanism(abc.ABC):
 
     @abc.abstractmethod
     def params(self) -> dict[str, Any]:
-        """The parameters as a JSON object (the CLI's "params")."""
+        """The parameters as a JSON object (the CLI's "params").
+
+        Returns:
+            A dict of the validated constructor parameters, JSON-serialisable.
+        """
 
     def view_pair(self) -> ViewPair | None:
         """The exact view pair of the mechanism's default neighbouring case (the special
         pair, or the case its parameters name), or None when the protocol has no single
-        finite view pair to offer (e.g. a class of randomizers)."""
+        finite view pair to offer (e.g. a class of randomizers).
+
+        Returns:
+            A ViewPair, or None (this default implementation returns None).
+        """
         return None
 
     def dominating_pair(self) -> DominatingPair | None:
-        """A pair that dominates every neighbouring pair, or None (see `no_pair_reason`)."""
+        """A pair that dominates every neighbouring pair, or None (see `no_pair_reason`).
+
+        Returns:
+            A DominatingPair, or None (this default implementation returns None).
+        """
         return None
 
     no_pair_reason: ClassVar[str] = "no dominating pair is implemented for this protocol"
 
     @abc.abstractmethod
     def epsilon_for_delta(self, delta: float) -> Bracket:
-        """epsilon(delta) of the mechanism, maximum over both orders."""
+        """epsilon(delta) of the mechanism, maximum over both orders.
+
+        Args:
+            delta: target delta, in (0, 1).
+
+        Returns:
+            A Bracket of Results on "epsilon" (direction MAX); its upper end, when set, holds
+            for every neighbouring pair unless its method says otherwise.
+
+        Raises:
+            ParameterError: delta outside (0, 1) (implementations validate).
+        """
 
     @abc.abstractmethod
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
-        """delta(epsilon) of the mechanism, maximum over both orders."""
+        """delta(epsilon) of the mechanism, maximum over both orders.
+
+        Args:
+            epsilon: epsilon >= 0.
+
+        Returns:
+            A Bracket of Results on "delta" (direction MAX).
+
+        Raises:
+            ParameterError: epsilon < 0 or NaN (implementations validate).
+        """
 
     @abc.abstractmethod
     def renyi(self, orders: Sequence[float]) -> list[Bracket]:
-        """Renyi divergences at real orders > 1 (math.inf: the max-divergence)."""
+        """Renyi divergences at real orders > 1 (math.inf: the max-divergence).
+
+        Args:
+            orders: Renyi orders, each in (1, inf].
+
+        Returns:
+            One Bracket per order, in the order given (the `max_divergence` Bracket at inf).
+
+        Raises:
+            ParameterError: an order outside (1, inf] (implementations validate).
+        """
 
     @abc.abstractmethod
     def max_divergence(self) -> Bracket:
-        """The pure-DP epsilon (max-divergence over both orders)."""
+        """The pure-DP epsilon (max-divergence over both orders).
+
+        Returns:
+            A Bracket of Results on the max-divergence (an EXACT Result as both ends when known).
+        """

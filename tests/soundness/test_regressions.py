@@ -1,23 +1,15 @@
 """Regression tests for soundness bugs found by an independent mpmath oracle (issue 16):
 each case once gave an `upper` below the truth or a `lower` above it. The truth here is the
-oracle of tests/soundness/oracle.py at 60 digits."""
+oracle of verify/oracle.py at 60 digits."""
 
 from __future__ import annotations
-
-import importlib.util
-import pathlib
 
 import mpmath
 import pytest
 
 from accountant.protocols import binary_rr
-
-_spec = importlib.util.spec_from_file_location(
-    "soundness_oracle", pathlib.Path(__file__).with_name("oracle.py"))
-oracle = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(oracle)
-binary_rr_pair, epsilon_for_delta, hockey_stick = (
-    oracle.binary_rr_pair, oracle.epsilon_for_delta, oracle.hockey_stick)
+from verify import oracle
+from verify.oracle import binary_rr_pair, epsilon_for_delta, hockey_stick
 
 
 @pytest.fixture(autouse=True)

@@ -36,7 +36,21 @@ AUDIT_GRID: dict[str, tuple[Any, ...]] = {
 
 
 def audit_zsum(*, epsilon: float, delta: float, n: int) -> AuditRecord:
-    """Theorem 3.1(i) at (epsilon, delta, n) against zsum's exact epsilon(delta)."""
+    """Theorem 3.1(i) at (epsilon, delta, n) against zsum's exact epsilon(delta).
+
+    Args:
+        epsilon: the paper's target epsilon, in (0, 1].
+        delta: the paper's target delta, in (0, 1).
+        n: number of users, an integer >= 100 log(2/delta)/epsilon^2 (Theorem 3.1).
+
+    Returns:
+        The AuditRecord of `audit.audit_claim`: quantity "epsilon", claimed = epsilon,
+        computed bracket `zsum_epsilon_bracket` at delta for the paper's p.
+
+    Raises:
+        ParameterError: an argument is outside its domain.
+        RegimeError: n is below Theorem 3.1's bound (no claim to audit).
+    """
     params = zsum_parameters(n=n, epsilon=epsilon, delta=delta)
     lower, upper = zsum_epsilon_bracket(params, delta)
     return audit_claim(claim=f"(epsilon, delta) = ({epsilon!r}, {delta!r})-DP",
@@ -47,7 +61,22 @@ def audit_zsum(*, epsilon: float, delta: float, n: int) -> AuditRecord:
 
 def audit_hist(*, epsilon: float, delta: float, n: int, d: int = 2) -> AuditRecord:
     """Theorem 3.2(i) at (epsilon, delta, n): hist is (2 eps, 2 delta)-DP; computed: the
-    exact epsilon of the product pair at 2 delta."""
+    exact epsilon of the product pair at 2 delta.
+
+    Args:
+        epsilon: the paper's epsilon, in (0, 1].
+        delta: the paper's delta, in (0, 1/2) (2 delta must be a valid delta).
+        n: number of users, an integer >= 100 log(2/delta)/epsilon^2 (Theorem 3.1).
+        d: histogram domain size, an integer >= 2.
+
+    Returns:
+        The AuditRecord of `audit.audit_claim`: quantity "epsilon", claimed = 2 epsilon,
+        computed bracket `hist_epsilon_bracket` at 2 delta for the paper's p.
+
+    Raises:
+        ParameterError: an argument is outside its domain.
+        RegimeError: n is below Theorem 3.1's bound.
+    """
     params = hist_parameters(n=n, d=d, epsilon=epsilon, delta=delta)
     lower, upper = hist_epsilon_bracket(params, 2 * delta)
     return audit_claim(claim=f"(2 epsilon, 2 delta) = ({2 * epsilon!r}, {2 * delta!r})-DP",
@@ -59,7 +88,20 @@ def audit_hist(*, epsilon: float, delta: float, n: int, d: int = 2) -> AuditReco
 def audit_table(protocol: str, *, grid: dict[str, tuple[Any, ...]] | None = None,
                 d: int = 2) -> list[dict[str, Any]]:
     """One JSON row per grid point (epsilon, delta, n): the AuditRecord's JSON, or a
-    "not applicable" row naming the violated hypothesis."""
+    "not applicable" row naming the violated hypothesis.
+
+    Args:
+        protocol: "zsum"; any other value audits hist (it is not validated).
+        grid: {"epsilon": (...), "delta": (...), "n": (...)}; None for AUDIT_GRID.
+        d: histogram domain size for hist.
+
+    Returns:
+        A list of dicts, n outermost, then delta, then epsilon: `AuditRecord.to_json()`,
+        or {"params", "verdict": "not applicable", "reason"} where RegimeError was raised.
+
+    Raises:
+        ParameterError: a grid value (or d) outside its domain.
+    """
     grid = AUDIT_GRID if grid is None else grid
     rows = []
     for n in grid["n"]:

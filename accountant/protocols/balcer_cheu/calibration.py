@@ -70,6 +70,12 @@ class Calibration:
     evaluations: int
 
     def to_json(self) -> dict[str, Any]:
+        """The calibration as a JSON object.
+
+        Returns:
+            {"params", "epsilon" (the Result's JSON), "target": {"epsilon", "delta"},
+            "at_support_edge", "paper_p", "evaluations"}.
+        """
         return {"params": self.params.to_json(), "epsilon": self.epsilon.to_json(),
                 "target": {"epsilon": self.target_epsilon, "delta": self.target_delta},
                 "at_support_edge": self.at_support_edge, "paper_p": self.paper_p,
@@ -90,7 +96,8 @@ def calibrate(*, protocol: str, n: int, target_epsilon: float, target_delta: flo
     Args:
         protocol: "zsum" or "hist" (hist: the target is the histogram's own (eps, delta)).
         n: number of users.
-        target_epsilon, target_delta: the guarantee to meet.
+        target_epsilon: the epsilon to meet, >= 0.
+        target_delta: the delta at which it is met, in (0, 1).
         d: histogram domain size (hist only; the exact view does not depend on it).
         tolerance: the returned epsilon is in [target - tolerance, target].
 
@@ -194,6 +201,17 @@ def error_quantile(params: BalcerCheuParameters, *, ones: int, beta: float) -> f
     output = (ones + K)/n - p if ones + K > n else 0, K ~ Bin(n, p). The error takes
     finitely many values; we return the smallest e with P[error <= e] >= 1 - beta,
     evaluated with scipy's binomial PMF (float; a diagnostic, not a privacy bound).
+
+    Args:
+        params: the zsum instance (n and p).
+        ones: number of users holding 1, in 0..n.
+        beta: failure probability, in (0, 1).
+
+    Returns:
+        The quantile as a float (O(n) work).
+
+    Raises:
+        ParameterError: beta outside (0, 1), or ones outside 0..n.
     """
     _BETA.check(beta)
     n = params.n
@@ -213,7 +231,28 @@ def error_quantile(params: BalcerCheuParameters, *, ones: int, beta: float) -> f
 def accuracy_summary(params: BalcerCheuParameters, *, paper: float | None, beta: float,
                      epsilon: float | None = None, delta: float | None = None,
                      ones: int | None = None) -> dict[str, Any]:
-    """Accuracy at p (and at the paper's p): Theorem 3.1(ii) and the exact error quantile."""
+    """Accuracy at p (and at the paper's p): Theorem 3.1(ii) and the exact error quantile.
+
+    Args:
+        params: the calibrated instance.
+        paper: the paper's p for the same target, or None.
+        beta: failure probability, in (0, 1).
+        epsilon: the paper's target epsilon (with `delta`, adds Theorem 3.1(ii)'s alpha at the
+            paper's p).
+        delta: the paper's target delta.
+        ones: number of users holding 1; None for n // 2.
+
+    Returns:
+        A dict with "beta", "ones", "calibrated" (p, "alpha_proof_form" as a Result's JSON or
+        {"value": None, "reason"} out of regime, "exact_error_quantile"), and when `paper`
+        is given "paper" (the same, plus "alpha_theorem_3_1" when epsilon and delta are) and
+        "improvement_factor" (paper's quantile / calibrated quantile).
+
+    Raises:
+        ParameterError: beta outside (0, 1), ones outside 0..n, or p outside (0, 1).
+        RegimeError: Theorem 3.1(ii)'s conditions fail at the paper's (epsilon, delta) (the
+            proof form's RegimeError is caught and reported in the row instead).
+    """
     ones = params.n // 2 if ones is None else ones
     out: dict[str, Any] = {"beta": beta, "ones": ones}
 

@@ -47,6 +47,16 @@ def binomial_smoothness_delta(*, n: int, gamma: float, epsilon: float, k: int = 
     error is added, so the value is an UPPER bound that equals the exact value unless an
     outcome sits within 1e-9 of the threshold.
 
+    Args:
+        n: number of trials, an integer >= 1.
+        gamma: success probability, in (0, 1).
+        epsilon: smoothness epsilon, >= 0.
+        k: largest shift, an int >= 1.
+
+    Returns:
+        Result(quantity="delta", kind=UPPER, direction=MAX, at=epsilon), capped at 1,
+        error_budget the added log-PMF allowance; source Appendix A, Definition A.1.
+
     Raises:
         ParameterError: n < 1, gamma outside (0, 1), epsilon < 0, k < 1.
     """

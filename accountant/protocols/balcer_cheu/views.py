@@ -104,6 +104,11 @@ class BalcerCheuParameters:
         return 1.0 - self.p
 
     def to_json(self) -> dict[str, Any]:
+        """The instance as a JSON object (the CLI's "params").
+
+        Returns:
+            {"n", ("epsilon", "delta" when set), "p", ("d" for hist)}.
+        """
         out: dict[str, Any] = {"n": self.n}
         if self.epsilon is not None:
             out |= {"epsilon": self.epsilon, "delta": self.delta}
@@ -116,6 +121,15 @@ class BalcerCheuParameters:
 def zsum_parameters(*, n: int, epsilon: float | None = None, delta: float | None = None,
                     p: float | None = None) -> BalcerCheuParameters:
     """zsum with the paper's p (from epsilon, delta) or a user-given p in (0, 1).
+
+    Args:
+        n: number of users, an integer >= 1.
+        epsilon: the target epsilon in (0, 1], with `delta` (Fig. 1 sets p); not with p.
+        delta: the target delta in (0, 1], with `epsilon`.
+        p: the randomizer's parameter in (0, 1), instead of epsilon and delta.
+
+    Returns:
+        BalcerCheuParameters(n, p) (with epsilon and delta recorded when they set p).
 
     Raises:
         ParameterError: missing or conflicting arguments, or values outside their domains.
@@ -136,7 +150,22 @@ def zsum_parameters(*, n: int, epsilon: float | None = None, delta: float | None
 
 def hist_parameters(*, n: int, d: int, epsilon: float | None = None,
                     delta: float | None = None, p: float | None = None) -> BalcerCheuParameters:
-    """hist over the domain [d], d >= 2 (same p rule as zsum)."""
+    """hist over the domain [d], d >= 2 (same p rule as zsum).
+
+    Args:
+        n: number of users, an integer >= 1.
+        d: histogram domain size, an integer >= 2.
+        epsilon: the target epsilon in (0, 1], with `delta`; not with p.
+        delta: the target delta in (0, 1], with `epsilon`.
+        p: the randomizer's parameter in (0, 1), instead of epsilon and delta.
+
+    Returns:
+        BalcerCheuParameters(n, p, d) (with epsilon and delta when they set p).
+
+    Raises:
+        ParameterError: d not an integer >= 2, or as `zsum_parameters`.
+        RegimeError: as `zsum_parameters`.
+    """
     _D.check(d)
     base = zsum_parameters(n=n, epsilon=epsilon, delta=delta, p=p)
     return BalcerCheuParameters(n=base.n, p=base.p, epsilon=base.epsilon, delta=base.delta,
@@ -153,6 +182,21 @@ def zsum_view(params: BalcerCheuParameters, *, backend: str = "float",
     (docs/balcer-cheu-2020.md#exact-zsum-view).
 
     tail=None keeps the whole support (O(n) points, EXACT results with mp/exact).
+
+    Args:
+        params: the zsum (or hist) instance.
+        backend: "float", "mp" or "exact". The exact backend with tail=None needs a Fraction
+            p (`pairs.binomial_shift_pair`), which `zsum_parameters` never produces (it
+            stores float(p)): only "mp" gives EXACT results in practice.
+        tail: certified mass outside the bulk window, in (0, 1); None for the whole support.
+        dps: decimal digits for the mp backend.
+
+    Returns:
+        The ViewPair of `pairs.binomial_shift_pair`, its description the instance's JSON
+        with "protocol": "bc-zsum".
+
+    Raises:
+        ParameterError: as `pairs.binomial_shift_pair`.
     """
     return binomial_shift_pair(params.n, params.p, backend=backend, tail=tail, dps=dps,
                                description={"protocol": "bc-zsum", **params.to_json()})
@@ -161,7 +205,19 @@ def zsum_view(params: BalcerCheuParameters, *, backend: str = "float",
 def hist_view(params: BalcerCheuParameters, *, tail: float | None = 1e-30) -> ViewPair:
     """The product pair P = Bin x (1+Bin), Q = (1+Bin) x Bin on the two changed
     coordinates (docs/balcer-cheu-2020.md#the-hist-protocol), float backend; tail is per
-    coordinate."""
+    coordinate.
+
+    Args:
+        params: the hist instance (d is not used: the other coordinates cancel).
+        tail: certified mass outside each coordinate's window, in (0, 1); None for the
+            whole support (O(n^2) points).
+
+    Returns:
+        The float ViewPair of `ViewPair.product` of the zsum pair and its swap.
+
+    Raises:
+        ParameterError: as `zsum_view`.
+    """
     one = zsum_view(params, tail=tail)
     return one.product(one.swapped())
 
@@ -179,6 +235,22 @@ def zsum_epsilon(params: BalcerCheuParameters, delta: Any, *, backend: str = "fl
     tail defaults to min(1e-30, 1e-14 delta) (its mass is spent from delta); float
     results are UPPER with the float error and the tail folded in. full_support=True
     uses the whole support 0..n+1 (O(n)): with backend "mp" the result is EXACT.
+
+    Args:
+        params: the zsum instance.
+        delta: target delta, in (0, 1).
+        backend: "float", "mp" or "exact" (see `zsum_view`).
+        direction: "P||Q", "Q||P" or "max".
+        dps: decimal digits for the mp backend.
+        tail: window tail; None for the default above (ignored when full_support is True).
+        full_support: use the whole support instead of a window.
+
+    Returns:
+        The Result of `divergence.epsilon_for_delta` (quantity "epsilon", at=delta), with
+        `method` prefixed by "protocols.balcer_cheu.zsum_epsilon <-" and the Fig. 1 source.
+
+    Raises:
+        ParameterError: delta outside (0, 1), or as `zsum_view`.
     """
     DELTA.check(delta)
     tail = None if full_support else (_tail_for(delta) if tail is None else tail)
@@ -190,7 +262,19 @@ def zsum_epsilon(params: BalcerCheuParameters, delta: Any, *, backend: str = "fl
 
 def zsum_epsilon_bracket(params: BalcerCheuParameters, delta: float, *,
                          tail: float | None = None) -> tuple[Result, Result]:
-    """(lower, upper) certified bracket of zsum's epsilon(delta), float backend."""
+    """(lower, upper) certified bracket of zsum's epsilon(delta), float backend.
+
+    Args:
+        params: the zsum instance.
+        delta: target delta, in (0, 1).
+        tail: window tail; None for min(1e-30, 1e-14 delta) (at least 1e-300).
+
+    Returns:
+        (LOWER, UPPER) Results of `divergence.epsilon_bracket`, direction MAX.
+
+    Raises:
+        ParameterError: delta outside (0, 1), or as `zsum_view`.
+    """
     DELTA.check(delta)
     tail = _tail_for(delta) if tail is None else tail
     return epsilon_bracket(zsum_view(params, tail=tail), delta)
@@ -208,7 +292,23 @@ def _refined_delta(evaluate: Any, first_tail: float) -> Result:
 def zsum_delta(params: BalcerCheuParameters, epsilon: float, *, backend: str = "float",
                direction: Direction | str = Direction.MAX, dps: int = DEFAULT_DPS) -> Result:
     """Exact delta(epsilon) = H_{e^eps} of zsum (docs/balcer-cheu-2020.md#exact-zsum-view), UPPER
-    in float."""
+    in float.
+
+    Args:
+        params: the zsum instance.
+        epsilon: epsilon >= 0.
+        backend: "float", "mp" or "exact" (see `zsum_view`).
+        direction: "P||Q", "Q||P" or "max".
+        dps: decimal digits for the mp backend.
+
+    Returns:
+        The Result of `divergence.delta_for_epsilon` (at=epsilon) on a window of tail 1e-30,
+        recomputed once with tail 1e-12 delta when delta < 1e-18; `method` prefixed by
+        "protocols.balcer_cheu.zsum_delta <-".
+
+    Raises:
+        ParameterError: epsilon < 0 or NaN, or as `zsum_view`.
+    """
     EPSILON.check(epsilon)
     r = _refined_delta(lambda t: delta_for_epsilon(
         zsum_view(params, backend=backend, tail=t, dps=dps), epsilon, direction=direction,
@@ -259,6 +359,18 @@ def hist_epsilon(params: BalcerCheuParameters, delta: float, *, both_orders: boo
     to the residual), and reported as the maximum (both_orders=True computes both orders
     on the full grid, for tests). tail is per coordinate (default min(1e-30, 1e-14
     delta) / 2).
+
+    Args:
+        params: the hist instance.
+        delta: target delta, in (0, 1).
+        both_orders: evaluate both orders on the full grid.
+        tail: per-coordinate window tail; None for the default above.
+
+    Returns:
+        UPPER Result on "epsilon" (float backend), direction MAX, at=delta.
+
+    Raises:
+        ParameterError: delta outside (0, 1), or as `zsum_view`.
     """
     DELTA.check(delta)
     tail = _tail_for(delta) / 2 if tail is None else tail
@@ -279,7 +391,19 @@ def hist_epsilon_bracket(params: BalcerCheuParameters, delta: float, *,
                          tail: float | None = None) -> tuple[Result, Result]:
     """(lower, upper) certified bracket of hist's epsilon(delta) (2-D sum, P||Q on the
     contributing points; dropping points only lowers the lower bound's H, so both ends
-    stay sound; Q||P = P||Q by coordinate symmetry)."""
+    stay sound; Q||P = P||Q by coordinate symmetry).
+
+    Args:
+        params: the hist instance.
+        delta: target delta, in (0, 1).
+        tail: per-coordinate window tail; None for min(1e-30, 1e-14 delta) / 2.
+
+    Returns:
+        (LOWER, UPPER) Results on "epsilon", relabelled direction MAX.
+
+    Raises:
+        ParameterError: delta outside (0, 1), or as `zsum_view`.
+    """
     DELTA.check(delta)
     tail = _tail_for(delta) / 2 if tail is None else tail
     view = hist_view(params, tail=tail)
@@ -293,7 +417,20 @@ def hist_epsilon_bracket(params: BalcerCheuParameters, delta: float, *,
 
 def hist_delta(params: BalcerCheuParameters, epsilon: float, *,
                both_orders: bool = False) -> Result:
-    """Exact delta(epsilon) of hist by the 2-D sum (see `hist_epsilon`)."""
+    """Exact delta(epsilon) of hist by the 2-D sum (see `hist_epsilon`).
+
+    Args:
+        params: the hist instance.
+        epsilon: epsilon >= 0.
+        both_orders: evaluate both orders (else P||Q, equal by symmetry).
+
+    Returns:
+        UPPER Result on "delta", relabelled direction MAX (per-coordinate tail 5e-31,
+        recomputed once with a smaller tail when delta < 1e-18).
+
+    Raises:
+        ParameterError: epsilon < 0 or NaN.
+    """
     EPSILON.check(epsilon)
     direction = Direction.MAX if both_orders else Direction.P_Q
     r = _refined_delta(lambda t: delta_for_epsilon(hist_view(params, tail=t / 2), epsilon,
@@ -359,7 +496,20 @@ def hist_delta_pld(params: BalcerCheuParameters, epsilon: float, *,
     evaluation
     independent of the 2-D sum: UPPER, error budget = first-order float error bound plus
     both coordinates' residual masses. Both orders are computed (they agree,
-    docs/balcer-cheu-2020.md#the-hist-protocol)."""
+    docs/balcer-cheu-2020.md#the-hist-protocol).
+
+    Args:
+        params: the hist instance.
+        epsilon: epsilon >= 0.
+        tail: per-coordinate window tail, in (0, 1).
+
+    Returns:
+        Result(quantity="delta", kind=UPPER, direction=MAX, at=epsilon): nominal plus error
+        bound of the larger order, raised by 4 u and capped at 1.
+
+    Raises:
+        ParameterError: epsilon < 0 or NaN, or tail outside (0, 1).
+    """
     EPSILON.check(epsilon)
     vals = [_pld_delta(params, float(epsilon), tail, o) for o in (Direction.P_Q, Direction.Q_P)]
     value, err = max(vals, key=lambda v: v[0] + v[1])
@@ -374,7 +524,20 @@ def hist_delta_pld(params: BalcerCheuParameters, epsilon: float, *,
 def hist_epsilon_pld(params: BalcerCheuParameters, delta: float, *,
                      relative_tolerance: float = 1e-12) -> Result:
     """epsilon(delta) of hist by bisection on `hist_delta_pld` (UPPER: the returned end
-    satisfies delta_pld(eps) <= delta; the cross-check of `hist_epsilon`)."""
+    satisfies delta_pld(eps) <= delta; the cross-check of `hist_epsilon`).
+
+    Args:
+        params: the hist instance.
+        delta: target delta, in (0, 1).
+        relative_tolerance: the bisection stops when hi - lo <= this times hi.
+
+    Returns:
+        Result(quantity="epsilon", kind=UPPER, direction=MAX, at=delta), error_budget
+        hi - lo; +inf if no epsilon up to about 1e3 meets delta.
+
+    Raises:
+        ParameterError: delta outside (0, 1).
+    """
     DELTA.check(delta)
     tail = _tail_for(delta) / 2
 
@@ -405,6 +568,18 @@ def renyi_divergence(params: BalcerCheuParameters, alpha: float) -> Result:
     (docs/balcer-cheu-2020.md#exact-zsum-view).
 
     The reason is in `method`: for every alpha >= 1 a point with P > 0 = Q gives +inf.
+
+    Args:
+        params: the zsum or hist instance (hist when params.d is set; only the method text
+            depends on it).
+        alpha: Renyi order, > 1 (inf allowed).
+
+    Returns:
+        Result(value=inf, kind=EXACT, direction=MAX, order=alpha), quantity "renyi" for
+        finite alpha and "max_divergence" for inf.
+
+    Raises:
+        ParameterError: alpha not > 1 (NaN included).
     """
     if not (alpha > 1):
         raise ParameterError(f"alpha={alpha!r} is outside (1, inf]")
@@ -418,6 +593,13 @@ def renyi_divergence(params: BalcerCheuParameters, alpha: float) -> Result:
 
 
 def max_divergence(params: BalcerCheuParameters) -> Result:
-    """Max-divergence (pure epsilon) of zsum/hist: +inf (see `renyi_divergence`)."""
+    """Max-divergence (pure epsilon) of zsum/hist: +inf (see `renyi_divergence`).
+
+    Args:
+        params: the zsum or hist instance.
+
+    Returns:
+        Result(quantity="max_divergence", value=inf, kind=EXACT, direction=MAX, order=inf).
+    """
     return renyi_divergence(params, math.inf)
 

@@ -44,30 +44,78 @@ class BinaryRR(Mechanism):
         object.__setattr__(self, "ones", ones)
 
     def params(self) -> dict[str, Any]:
+        """The parameters as a JSON object.
+
+        Returns:
+            {"n": n, "epsilon0": epsilon0}, plus "ones" when it is set.
+        """
         out: dict[str, Any] = {"n": self.n, "epsilon0": self.epsilon0}
         if self.ones is not None:
             out["ones"] = self.ones
         return out
 
     def view_pair(self) -> ViewPair:
+        """The exact pair of one count (`binary_rr.view_pair`, float backend, default tail).
+
+        Returns:
+            The ViewPair at `ones`, or at ones = 0 (the special pair) when ones is None.
+        """
         return view_pair(n=self.n, epsilon0=self.epsilon0,
                          ones=0 if self.ones is None else self.ones)
 
     def dominating_pair(self) -> DominatingPair:
+        """The blanket pair of binary RR (`pairs.clones.blanket_k_rr` with k = 2).
+
+        Returns:
+            DominatingPair(pair=ClonePair, name=..., proof="docs/single-message.md").
+        """
         return DominatingPair(
             pair=clones.blanket_k_rr(n=self.n, epsilon0=self.epsilon0, k=2),
             name="blanket pair of binary RR (clone probability 2/(e^epsilon0 + 1))",
             proof="docs/single-message.md")
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
+        """epsilon(delta), maximum over both orders (`binary_rr.epsilon_for_delta`).
+
+        Args:
+            delta: target delta, in (0, 1).
+
+        Returns:
+            The Bracket of `binary_rr.epsilon_for_delta` at this mechanism's `ones`.
+
+        Raises:
+            ParameterError: delta outside (0, 1).
+        """
         return epsilon_for_delta(n=self.n, epsilon0=self.epsilon0, delta=delta,
                                  ones=self.ones)
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
+        """delta(epsilon), maximum over both orders (`binary_rr.delta_for_epsilon`).
+
+        Args:
+            epsilon: epsilon >= 0.
+
+        Returns:
+            The Bracket of `binary_rr.delta_for_epsilon` at this mechanism's `ones`.
+
+        Raises:
+            ParameterError: epsilon < 0 or NaN.
+        """
         return delta_for_epsilon(n=self.n, epsilon0=self.epsilon0, epsilon=epsilon,
                                  ones=self.ones)
 
     def renyi(self, orders: Sequence[float]) -> list[Bracket]:
+        """Renyi divergences at many orders (`binary_rr.renyi_curve` for the finite ones).
+
+        Args:
+            orders: Renyi orders, each in (1, inf]; inf gives the max-divergence.
+
+        Returns:
+            One Bracket(lower, upper) per order, in the order given.
+
+        Raises:
+            ParameterError: an order outside (1, inf].
+        """
         finite = [a for a in orders if a != math.inf]
         curve = iter(renyi_curve(n=self.n, epsilon0=self.epsilon0, alphas=finite,
                                  ones=self.ones) if finite else [])
@@ -81,5 +129,10 @@ class BinaryRR(Mechanism):
         return out
 
     def max_divergence(self) -> Bracket:
+        """The pure-DP epsilon: epsilon0 for every pair.
+
+        Returns:
+            Bracket with the EXACT Result epsilon0 as both ends.
+        """
         r = max_divergence(n=self.n, epsilon0=self.epsilon0, ones=self.ones)
         return Bracket(lower=r, upper=r)

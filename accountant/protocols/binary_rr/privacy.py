@@ -56,6 +56,23 @@ WORST_CASE_DELTA_FLOOR = 1e-200
 
 # ---------------------------------------------------------------- mechanism-level values
 def special_epsilon_bracket(n: int, epsilon0: float, delta: float) -> tuple[Result, Result]:
+    """Certified (lower, upper) epsilon(delta) of the special pair (ones = 0), both orders.
+
+    Args:
+        n: number of users, an integer >= 2.
+        epsilon0: the local randomizer's epsilon0, > 0.
+        delta: target delta, in (0, 1).
+
+    Returns:
+        (LOWER, UPPER) Results from `divergence.epsilon_bracket` on the float special pair
+        with window tail min(DEFAULT_TAIL, delta 1e-12); method
+        "divergence.hockey_stick.epsilon_bracket", no source. The special pair's value is a
+        lower bound on the mechanism's.
+
+    Raises:
+        ParameterError: an argument is outside its domain (a delta <= 0 is reported as an
+            invalid window tail, which is checked first).
+    """
     view = view_pair(n=n, epsilon0=epsilon0, ones=0, tail=min(DEFAULT_TAIL, delta * 1e-12))
     return epsilon_bracket(view, delta)
 
@@ -75,7 +92,9 @@ def epsilon_for_delta(*, n: int, epsilon0: float, delta: float,
         count's pair (the bracket is then of the mechanism's exact value, `special` the
         special pair's upper end for reference); beyond, `lower` is the special pair (a
         lower bound on the mechanism) and `upper` the blanket pair's certified upper bound
-        over all datasets (docs/single-message.md).
+        over all datasets (docs/single-message.md). The blanket route is also taken for
+        n <= EXACT_WORST_CASE_LIMIT when delta < WORST_CASE_DELTA_FLOOR or when the
+        all-counts search does not settle in 8 rounds. UPPER ends are capped at epsilon0.
 
     Raises:
         ParameterError: an argument is outside its domain.
@@ -165,6 +184,18 @@ def delta_for_epsilon(*, n: int, epsilon0: float, epsilon: float,
     ones=None as in `epsilon_for_delta`: exact maximum over counts for n <=
     EXACT_WORST_CASE_LIMIT, else the special pair (lower, with its upper end as `special`)
     and the blanket pair (upper).
+
+    Args:
+        n: number of users, an integer >= 2.
+        epsilon0: the local randomizer's epsilon0, > 0.
+        epsilon: epsilon >= 0.
+        ones: how many of the other n-1 users hold a 1 (0..n-1); None for the mechanism.
+
+    Returns:
+        Bracket of LOWER and UPPER Results on "delta" (direction MAX, source the binary RR
+        docs section): for one count, `divergence.delta_bracket` of its pair; for the
+        mechanism at n <= EXACT_WORST_CASE_LIMIT, the maxima over `worst_case_pairs` (capped
+        at 1; `method` names the count attaining the upper end); beyond, as above.
 
     Raises:
         ParameterError: an argument is outside its domain.

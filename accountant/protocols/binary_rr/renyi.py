@@ -47,6 +47,16 @@ def renyi_divergence(*, n: int, epsilon0: float, alpha: float, ones: int | None 
                      direction: Direction | str = Direction.MAX) -> Bracket:
     """Renyi divergence of order alpha (real > 1 or inf) of one count's pair or the mechanism.
 
+    Args:
+        n: number of users, an integer >= 2.
+        epsilon0: the local randomizer's epsilon0, > 0.
+        alpha: Renyi order in (1, inf]; inf gives `max_divergence` as both ends.
+        ones: how many of the other n-1 users hold a 1 (0..n-1); None for the mechanism.
+        direction: "P||Q", "Q||P" or "max". With "max" and ones in (None, 0) the special
+            pair's certified bracket (`special_pair_renyi`) is used, otherwise the generic
+            `divergence.renyi_bracket`; the all-counts maximum for ones=None always covers
+            both orders.
+
     Returns:
         Bracket. For a given `ones`, `upper` is the certified upper end (float) of the
         pair's exact value and `lower` a lower end. ones=None: the special pair (the
@@ -93,6 +103,19 @@ def special_pair_renyi(*, n: int, epsilon0: float,
     changes the moment by at most +m_out e^(alpha eps0) or -m_out. The values bracket the
     special pair's exact divergences (a LOWER bound on the mechanism: see
     `renyi_divergence`).
+
+    Args:
+        n: number of users, an integer >= 2.
+        epsilon0: the local randomizer's epsilon0, > 0.
+        alphas: Renyi orders, each a finite real > 1.
+
+    Returns:
+        One (LOWER, UPPER) pair of Results per order, in the order given: quantity "renyi",
+        direction MAX, order alpha, error_budget = upper - lower.
+
+    Raises:
+        ParameterError: n or epsilon0 outside its domain, or an order outside (1, inf) (inf
+            included: use `max_divergence`).
     """
     n, epsilon0, _ = check_parameters(n, epsilon0)
     alphas = [float(a) for a in alphas]
@@ -198,6 +221,19 @@ def renyi_curve(*, n: int, epsilon0: float, alphas: Sequence[float],
     count for n <= RENYI_WORST_CASE_LIMIT (one scan for all orders), beyond it the blanket
     pair's certified upper bound over all datasets (docs/single-message.md#blanket-pairs-for-k-rr).
     For composition.
+
+    Args:
+        n: number of users, an integer >= 2.
+        epsilon0: the local randomizer's epsilon0, > 0.
+        alphas: Renyi orders, each a finite real > 1.
+        ones: how many of the other n-1 users hold a 1 (0..n-1); None for the mechanism.
+
+    Returns:
+        One (LOWER, UPPER) pair of Results per order, in the order given (quantity "renyi",
+        direction MAX).
+
+    Raises:
+        ParameterError: an argument is outside its domain.
     """
     n, epsilon0, ones = check_parameters(n, epsilon0, ones)
     al = np.array([float(a) for a in alphas])
@@ -231,6 +267,19 @@ def max_divergence(*, n: int, epsilon0: float, ones: int | None = None) -> Resul
 
     The likelihood ratio (1-p) r + p over p r + (1-p) with r = O(k-1)/O(k) lies in
     [e^-eps0, e^eps0] and reaches e^eps0 at k = n (r = inf), where O(n-1) > 0 always.
+
+    Args:
+        n: number of users, an integer >= 2.
+        epsilon0: the local randomizer's epsilon0, > 0.
+        ones: how many of the other n-1 users hold a 1 (validated; the value does not
+            depend on it).
+
+    Returns:
+        Result(quantity="max_divergence", value=epsilon0, kind=EXACT, direction=MAX,
+        order=inf).
+
+    Raises:
+        ParameterError: an argument is outside its domain.
     """
     n, epsilon0, ones = check_parameters(n, epsilon0, ones)
     return Result(quantity="max_divergence", value=epsilon0, kind=Kind.EXACT,

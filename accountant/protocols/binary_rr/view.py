@@ -44,7 +44,14 @@ __all__ = ["flip_probability", "special_loss", "view_pair", "DEFAULT_TAIL"]
 
 
 def flip_probability(epsilon0: float) -> float:
-    """p = 1/(e^epsilon0 + 1), computed without overflow for large epsilon0."""
+    """p = 1/(e^epsilon0 + 1), computed without overflow for large epsilon0.
+
+    Args:
+        epsilon0: the local randomizer's epsilon0, > 0 (not validated).
+
+    Returns:
+        p as a float in (0, 1/2); e^-epsilon0 for epsilon0 >= 700.
+    """
     return 1.0 / (math.exp(epsilon0) + 1.0) if epsilon0 < 700 else math.exp(-epsilon0)
 
 
@@ -69,6 +76,16 @@ def special_loss(k: np.ndarray, *, n: int, epsilon0: float) -> tuple[np.ndarray,
     k - n p is accurate to an ulp of itself; log1p then keeps the loss accurate to a few
     ulps of its own size even when it is ~1e-6 (n = 1e8). Where L < 1/2 (large epsilon0,
     k near 0) the sum of positives (k e^eps0 + (n-k) e^-eps0)/n is used instead.
+
+    Args:
+        k: counts of 1s, integer-valued, in 0..n (array or scalar).
+        n: number of users, >= 2.
+        epsilon0: the local randomizer's epsilon0, > 0.
+
+    Returns:
+        (loss, error): float arrays of the shape of `k`, loss = log P(k)/Q(k) with P the
+        differing user holding 1; error 16 u |loss| on the log1p branch, 8 u (1 + |loss|)
+        on the direct branch (u the unit roundoff).
     """
     k = np.asarray(k, dtype=float)
     p = flip_probability(epsilon0)
@@ -104,7 +121,13 @@ def view_pair(*, n: int, epsilon0: float, ones: int = 0, backend: str = "float",
 
     Returns:
         ViewPair on the number of 1s, with residual loss bound epsilon0 (every outcome's
-        likelihood ratio lies in [e^-eps0, e^eps0]), P||Q = "holds 1 vs holds 0".
+        likelihood ratio lies in [e^-eps0, e^eps0]), P||Q = "holds 1 vs holds 0". Float
+        pairs at ones = 0 or n - 1 carry the closed-form loss `special_loss`; the others
+        are built by convolution (tail split between the two binomial parts).
+
+    Raises:
+        ParameterError: unknown backend, backend "exact", n not an integer >= 2, epsilon0
+            not > 0, ones outside 0..n-1, or tail outside (0, 1).
     """
 
     check_backend(backend)

@@ -53,7 +53,7 @@ from accountant.protocols.binary_rr.view import (
     pair_linear,
 )
 
-__all__ = ["order_deltas", "worst_case_pairs", "BLOCK"]
+__all__ = ["order_deltas", "worst_case_pairs", "coefficients", "BLOCK"]
 
 # Counts per block; balances the per-block base convolution against the K^2 |T| product.
 BLOCK = 256
@@ -92,8 +92,39 @@ def _argmax_g(o: np.ndarray, c1: float, c2: float) -> int:
     return int(np.argmax(c1 * s_prev + c2 * s))
 
 
+def coefficients(*, epsilon0: float, epsilon: float) -> tuple[float, float, float]:
+    """(c1, c2, absolute error bound) of c1 = (1-p) - e^eps p and c2 = p - e^eps (1-p).
+
+    Written as c1 = e^eps expm1(eps0 - eps)/(e^eps0 + 1) and c2 = -expm1(eps + eps0)/
+    (e^eps0 + 1) they carry a few ulps of relative error; formed from p and 1-p they cancel
+    (at eps0 = 1e-3 and eps = eps0 the difference of two numbers near 1/2 left 5.6e-17
+    where the truth is 0, and the worst-case pass reported a positive lower delta).
+
+    Args:
+        epsilon0: the local randomizer's epsilon0, > 0 (not validated; p = 1/(e^eps0 + 1)).
+        epsilon: epsilon >= 0 (gamma = e^eps; not validated).
+
+    Returns:
+        (c1, c2, error): the two coefficients of g_m (module docstring) as floats and the
+        absolute error bound 8 u (|c1| + |c2|) that covers both.
+    """
+    e0 = math.exp(epsilon0)
+    c1 = math.exp(epsilon) * math.expm1(epsilon0 - epsilon) / (e0 + 1)
+    c2 = -math.expm1(epsilon + epsilon0) / (e0 + 1)
+    return c1, c2, 8 * UNIT_ROUNDOFF * (abs(c1) + abs(c2))
+
+
+def _coefficients_from_p(p: float, gamma: float) -> tuple[float, float, float]:
+    """`coefficients` from p and gamma (for callers without epsilon0): the subtraction's
+    error is bounded absolutely, u (1 + gamma) per coefficient and more."""
+    c1 = (1 - p) - gamma * p
+    c2 = p - gamma * (1 - p)
+    return c1, c2, 4 * UNIT_ROUNDOFF * (1 + gamma)
+
+
 def _block(n: int, p: float, gamma: float, m0: int, size: int, kern: np.ndarray,
-           rel_k: float, log_tail: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+           rel_k: float, log_tail: float,
+           coef: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(lower, upper, certified?) of delta_m(gamma), order (P||Q), m = m0..m0+size-1."""
     a, lo_a, out_a, rel_a = binomial_window_linear(m0, p, log_tail - math.log(2),
                                                    complement=True)  # Bin(m0, 1-p)
@@ -105,8 +136,7 @@ def _block(n: int, p: float, gamma: float, m0: int, size: int, kern: np.ndarray,
            * 2 * UNIT_ROUNDOFF) * 1.01
     resid = (math.exp(float(np.logaddexp(out_a, out_b))) + size * 1e-300) * (1 + eta) * 1.01
 
-    c1 = (1 - p) - gamma * p
-    c2 = p - gamma * (1 - p)  # < 0: p < 1/2 <= gamma (1 - p)
+    c1, c2, c_err = coef  # c2 < 0: p < 1/2 <= gamma (1 - p)
     # nominal thresholds of the block's two end counts bracket the others' (linear drift)
     ends = [start + _argmax_g(np.convolve(base, kern[j]), c1, c2) for j in (0, size - 1)]
     t_lo, t_hi = min(ends) - _MARGIN, max(ends) + _MARGIN
@@ -122,7 +152,8 @@ def _block(n: int, p: float, gamma: float, m0: int, size: int, kern: np.ndarray,
     # window certificate is free of the truncation residual, which enters once, below.
     up1, dn1 = s1 * (1 + eta), s1 * (1 - eta)
     up2, dn2 = s2 * (1 + eta), s2 * (1 - eta)
-    slack = 4 * UNIT_ROUNDOFF * (abs(c1) * up1 + abs(c2) * up2) + 1e-300 * size
+    slack = (4 * UNIT_ROUNDOFF * (abs(c1) * up1 + abs(c2) * up2) + c_err * (up1 + up2)
+             + 1e-300 * size)
     gw_up = c1 * (up1 if c1 > 0 else dn1) + c2 * dn2 + slack
     gw_dn = c1 * (dn1 if c1 > 0 else up1) + c2 * up2 - slack
     # g_w(tau) < g_w(tau + 1) for some tau in T: P - gamma Q < 0 at tau, so g_w increases up
@@ -134,31 +165,45 @@ def _block(n: int, p: float, gamma: float, m0: int, size: int, kern: np.ndarray,
     beyond = np.where(falling, 0.0, ((1 - p) * up1[:, -1] + p * up2[:, -1]) * 1.0001)
     # S_true - S_w lies in [0, resid] and is nonincreasing in t: g_true - g_w is in
     # [(min(c1, 0) + c2) resid, max(c1, 0) resid]
-    upper = np.maximum(np.max(gw_up, axis=1), beyond) + max(c1, 0.0) * resid * 1.0001
-    lower = np.max(gw_dn, axis=1) + (min(c1, 0.0) + c2) * resid * 1.0001
+    upper = (np.maximum(np.max(gw_up, axis=1), beyond)
+             + (max(c1, 0.0) + c_err) * resid * 1.0001)
+    lower = np.max(gw_dn, axis=1) + (min(c1, 0.0) + c2 - c_err) * resid * 1.0001
     return np.maximum(lower, 0.0), np.maximum(upper, 0.0), ok
 
 
-def order_deltas(n: int, p: float, gamma: float,
-                 log_tail: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def order_deltas(n: int, p: float, gamma: float, log_tail: float, *,
+                 coef: tuple[float, float, float] | None = None,
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(lower, upper, certified?) arrays of delta_m(gamma) in order (P||Q), m = 0..n-1.
 
     Bulk windows come from the Chernoff-certified `numeric.tails.binomial_log_window`.
     Counts with certified? False must be evaluated by the caller (their bounds here are
     only the window's values).
+
+    Args:
+        n: number of users, >= 2 (not validated).
+        p: the flip probability, in (0, 1/2).
+        gamma: e^epsilon, >= 1.
+        log_tail: target log of the mass left outside each base window.
+        coef: the test's coefficients from `coefficients(epsilon0=..., epsilon=...)`
+            (accurate); None forms them from p and gamma with a wider error bound.
+
+    Returns:
+        (lower, upper, ok): float arrays of length n (lower, upper >= 0) and a boolean array.
     """
     lower = np.empty(n)
     upper = np.empty(n)
     ok = np.empty(n, dtype=bool)
     size = min(BLOCK, n)
     kern, rel_k = _kernels(size, p)
+    coef = coef if coef is not None else _coefficients_from_p(p, gamma)
     for m0 in range(0, n, size):
         k = min(size, n - m0)
         if k != size:
             kern_k, rel_kk = _kernels(k, p)
         else:
             kern_k, rel_kk = kern, rel_k
-        lo, hi, good = _block(n, p, gamma, m0, k, kern_k, rel_kk, log_tail)
+        lo, hi, good = _block(n, p, gamma, m0, k, kern_k, rel_kk, log_tail, coef)
         lower[m0:m0 + k], upper[m0:m0 + k], ok[m0:m0 + k] = lo, hi, good
     return lower, upper, ok
 
@@ -168,14 +213,28 @@ def worst_case_pairs(*, n: int, epsilon0: float, epsilon: float,
     """(ones, delta lower, delta upper) at epsilon for every ones in 0..(n-1)//2.
 
     The maximum over both orders is taken per count; counts above (n-1)/2 mirror these.
-    All counts at once by `binary_rr_worst.order_deltas` (about 1 s at n = 1e5); a count
+    All counts at once by `order_deltas` (about 1 s at n = 1e5); a count
     whose threshold window it cannot certify is evaluated directly.
+
+    Args:
+        n: number of users, an integer >= 2.
+        epsilon0: the local randomizer's epsilon0, > 0.
+        epsilon: epsilon >= 0.
+        tail: mass left outside each binomial window, in (0, 1) (not validated).
+
+    Returns:
+        A list of (ones, lower, upper) tuples of (int, float, float), ones = 0..(n-1)//2;
+        the delta ends are not capped at 1.
+
+    Raises:
+        ParameterError: n, epsilon0 or epsilon outside its domain.
     """
     n, epsilon0, _ = check_parameters(n, epsilon0)
     EPSILON.check(epsilon)
     p = flip_probability(epsilon0)
     gamma = math.exp(epsilon)
-    lower, upper, ok = order_deltas(n, p, gamma, math.log(tail))
+    lower, upper, ok = order_deltas(n, p, gamma, math.log(tail),
+                                    coef=coefficients(epsilon0=epsilon0, epsilon=epsilon))
     for m in np.flatnonzero(~ok):
         lower[m], upper[m] = order_delta_direct(n, p, int(m), gamma, tail)
     half = np.arange(0, (n - 1) // 2 + 1)

@@ -31,6 +31,14 @@ CITATION = "Ghazi, Kumar, Manurangsi, Pagh, ICML 2020 (as described by Ghazi, Ku
 def gkmp20_parameters(*, n: int, epsilon_prime: float, lam: float) -> gkm.GkmParameters:
     """Parameters of the GKMP20 protocol (q = 0, s = 0).
 
+    Args:
+        n: number of users, an integer >= 1.
+        epsilon_prime: the noise parameter, > 0.
+        lam: the flood parameter, > 0.
+
+    Returns:
+        GkmParameters with epsilon None, q = 0, s = 0 and choice "gkmp20".
+
     Raises:
         ParameterError: n < 1, epsilon_prime <= 0 or lam <= 0.
     """
@@ -42,7 +50,18 @@ def gkmp20_parameters(*, n: int, epsilon_prime: float, lam: float) -> gkm.GkmPar
 
 
 def view_pair(params: gkm.GkmParameters, *, ones: int) -> Any:
-    """The exact view pair (x1 = 1 vs x1 = 0) of the GKMP20 protocol."""
+    """The exact view pair (x1 = 1 vs x1 = 0) of the GKMP20 protocol.
+
+    Args:
+        params: GKMP20 parameters (`gkmp20_parameters`).
+        ones: ones among the other n - 1 users, an integer in 0..n-1.
+
+    Returns:
+        The float ViewPair of `gkm.view_pair`.
+
+    Raises:
+        ParameterError: ones outside 0..n-1.
+    """
     return gkm.view_pair(params, ones=ones)
 
 
@@ -53,8 +72,18 @@ def audit_not_pure(params: gkm.GkmParameters, *, ones: int | None = None) -> dic
     `audit_claim` compares computed <= claimed; for a claim of +inf the claim is confirmed
     only if the certified lower bound is +inf too, so the verdict is decided here.
 
+    Args:
+        params: GKMP20 parameters.
+        ones: one count only; None for all counts 0..n-1.
+
     Returns:
-        The audit record's JSON object with the verdict and looseness set accordingly.
+        The audit record's JSON object with the verdict and looseness set accordingly:
+        "holds" (looseness 1.0) when the largest certified lower end is +inf, otherwise
+        "violated" (looseness 0.0), even when the upper end is +inf too.
+
+    Raises:
+        ParameterError: the views do not fit in memory (`gkm.check_box_budget`), or ones
+            outside 0..n-1.
     """
     gkm.check_box_budget(params, ones)
     lowers, uppers = [], []

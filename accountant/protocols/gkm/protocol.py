@@ -106,6 +106,12 @@ class GkmParameters:
     rho: float | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """The instance as a JSON object (the CLI's "params").
+
+        Returns:
+            The dataclass fields as a dict, without the ones that are None (epsilon for GKMP20,
+            rho unless set by Theorem 6).
+        """
         return {k: v for k, v in asdict(self).items() if v is not None}
 
 
@@ -125,7 +131,19 @@ def _lam_factor(*, epsilon: float, epsilon_prime: float) -> float:
 def condition7_failures(*, epsilon: float, epsilon_prime: float, q: float, s: int,
                         lam: float) -> list[str]:
     """The inequalities of Condition 7 (GKM; docs/gkm.md#condition-7) that fail, each spelled
-    out."""
+    out.
+
+    Args:
+        epsilon: the pure-DP target, > 0.
+        epsilon_prime: the noise parameter (Condition 7 needs epsilon_prime < epsilon).
+        q: the drop probability (Condition 7 needs 0 < q < 1).
+        s: copies of +1 and -1.
+        lam: the flood parameter.
+
+    Returns:
+        A list of messages, empty when Condition 7 holds. When epsilon_prime >= epsilon, or
+        q is outside (0, 1), only that failure is listed (the other bounds are undefined).
+    """
     out = []
     if not epsilon_prime < epsilon:
         out.append(f"epsilon_prime < epsilon (got epsilon_prime={epsilon_prime!r}, "
@@ -147,7 +165,19 @@ def condition7_failures(*, epsilon: float, epsilon_prime: float, q: float, s: in
 
 def check_condition7(*, epsilon: float, epsilon_prime: float, q: float, s: int,
                      lam: float) -> None:
-    """Raise RegimeError naming the first failing inequality of Condition 7."""
+    """Raise RegimeError naming the first failing inequality of Condition 7.
+
+    Args:
+        epsilon: the pure-DP target, > 0.
+        epsilon_prime: the noise parameter.
+        q: the drop probability.
+        s: copies of +1 and -1.
+        lam: the flood parameter.
+
+    Raises:
+        RegimeError: some inequality of `condition7_failures` fails; the message names the
+            first and lists the others.
+    """
     failures = condition7_failures(epsilon=epsilon, epsilon_prime=epsilon_prime, q=q, s=s,
                                    lam=lam)
     if failures:
@@ -157,12 +187,32 @@ def check_condition7(*, epsilon: float, epsilon_prime: float, q: float, s: int,
 
 
 def minimal_s(*, epsilon: float, epsilon_prime: float, q: float) -> int:
-    """The least s allowed by Condition 7 (at least 1)."""
+    """The least s allowed by Condition 7 (at least 1).
+
+    Args:
+        epsilon: the pure-DP target, > 0.
+        epsilon_prime: the noise parameter, < epsilon.
+        q: the drop probability, in (0, 1).
+
+    Returns:
+        max(1, ceil(2 log(1/((e^epsilon - 1) q)) / (epsilon - epsilon_prime))) (the log term
+        counted as 0 when negative).
+    """
     return max(1, math.ceil(_s_bound(epsilon=epsilon, epsilon_prime=epsilon_prime, q=q)))
 
 
 def minimal_lam(*, epsilon: float, epsilon_prime: float, s: int) -> float:
-    """The least lam allowed by Condition 7, rounded up (never below the bound)."""
+    """The least lam allowed by Condition 7, rounded up (never below the bound).
+
+    Args:
+        epsilon: the pure-DP target, > 0.
+        epsilon_prime: the noise parameter, < epsilon.
+        s: copies of +1 and -1.
+
+    Returns:
+        e^(epsilon - epsilon') / (1 - e^((epsilon' - epsilon)/2)) s, raised by a relative
+        1e-15 and rounded up, as a float.
+    """
     return up(_lam_factor(epsilon=epsilon, epsilon_prime=epsilon_prime) * s * (1 + 1e-15))
 
 
@@ -177,10 +227,23 @@ def gkm_parameters(*, n: int, epsilon: float, epsilon_prime: float, q: float,
                    strict: bool = True) -> GkmParameters:
     """Parameters given directly; s and lam default to Condition 7's minimal values.
 
+    Args:
+        n: number of users, an integer >= 1.
+        epsilon: the pure-DP target, > 0.
+        epsilon_prime: the noise parameter, > 0 (< epsilon unless s and lam are both given).
+        q: the drop probability, in (0, 1).
+        s: copies of +1 and -1, a positive integer; None for `minimal_s`.
+        lam: the flood parameter, > 0; None for `minimal_lam`.
+        strict: check Condition 7 (False lets a study of violations through).
+
+    Returns:
+        GkmParameters with choice "given".
+
     Raises:
         ParameterError: a value outside its domain (n >= 1, epsilon, epsilon_prime > 0,
             q in (0, 1), s a positive integer, lam > 0).
-        RegimeError: Condition 7 fails (unless strict=False, used to study violations).
+        RegimeError: Condition 7 fails (unless strict=False, used to study violations), or
+            epsilon_prime >= epsilon while s or lam is to be chosen (even with strict=False).
     """
     EPSILON0.named("epsilon").check(epsilon)
     Q_DROP.check(q)
@@ -210,6 +273,15 @@ def theorem6_parameters(*, n: int, epsilon: float, rho: float,
     q = 0.1 rho Var(DLap(eps)) / n as printed, or, with corrected_q, q = 0.1 rho min(1, V)/n
     (docs/gkm.md#utility-and-cost: the printed q breaks the MSE claim at small epsilon).
 
+    Args:
+        n: number of users, an integer >= 1.
+        epsilon: the pure-DP target, > 0.
+        rho: the accuracy slack, in (0, 1/2].
+        corrected_q: use q = 0.1 rho min(1, V) / n.
+
+    Returns:
+        GkmParameters with choice "theorem6" or "theorem6-corrected-q" and rho recorded.
+
     Raises:
         ParameterError: n, epsilon or rho (in (0, 1/2]) outside its domain.
         RegimeError: the resulting q is not below 1 (small n and epsilon).
@@ -233,7 +305,17 @@ def theorem6_parameters(*, n: int, epsilon: float, rho: float,
 # ------------------------------------------------------------------ utility and cost
 def dlap_variance(a: float) -> float:
     """Var(DLap(a)) = 2 e^-a / (1 - e^-a)^2 (docs/README.md#distributions; parameter a =
-    epsilon)."""
+    epsilon).
+
+    Args:
+        a: the discrete Laplace parameter, > 0.
+
+    Returns:
+        The variance as a float (rounded to nearest).
+
+    Raises:
+        ParameterError: a not > 0.
+    """
     EPSILON0.named("a").check(a)
     return 2.0 * math.exp(-a) / math.expm1(-a) ** 2
 
@@ -243,6 +325,16 @@ def mse_exact(params: GkmParameters, *, ones: int) -> float:
 
     The error is DLap(eps') minus the number D ~ Bin(ones, q) of dropped ones, independent,
     so MSE = Var(DLap(eps')) + ones q + ones (ones - 1) q^2 (Lemma 11 takes ones = n).
+
+    Args:
+        params: the protocol instance.
+        ones: number of ones in the dataset, an integer in 0..n.
+
+    Returns:
+        The MSE as a float (rounded to nearest).
+
+    Raises:
+        ParameterError: ones not an integer in 0..n.
     """
     COUNT.named("ones").check(ones)
     if ones > params.n:
@@ -252,7 +344,14 @@ def mse_exact(params: GkmParameters, *, ones: int) -> float:
 
 
 def mse_upper_lemma11(params: GkmParameters) -> float:
-    """Lemma 11's bound Var(DLap(eps')) + q n + q^2 n (n - 1) (exact for all ones)."""
+    """Lemma 11's bound Var(DLap(eps')) + q n + q^2 n (n - 1) (exact for all ones).
+
+    Args:
+        params: the protocol instance.
+
+    Returns:
+        `mse_exact(params, ones=params.n)`.
+    """
     return mse_exact(params, ones=params.n)
 
 
@@ -261,6 +360,16 @@ def expected_messages(params: GkmParameters, *, x: int) -> float:
 
     (1-q)(2s + x) + 2/(n (e^eps' - 1)) + 2 lam / n. For GKMP20 (q = 0, s = 0) this is
     x + 2/(n (e^eps' - 1)) + 2 lam / n.
+
+    Args:
+        params: the protocol instance.
+        x: the user's input bit, 0 or 1.
+
+    Returns:
+        The expectation as a float.
+
+    Raises:
+        ParameterError: x is not 0 or 1.
     """
     if x not in (0, 1):
         raise ParameterError(f"x={x!r} is outside {{0, 1}}")
@@ -272,7 +381,20 @@ def expected_messages(params: GkmParameters, *, x: int) -> float:
 # ------------------------------------------------------------------ privacy
 def view_pair(params: GkmParameters, *, ones: int, tail: float = gkm_view.DEFAULT_TAIL,
               box: int | None = None) -> Any:
-    """Exact view pair (x1 = 1 vs x1 = 0, `ones` ones among the others); see gkm_view."""
+    """Exact view pair (x1 = 1 vs x1 = 0, `ones` ones among the others); see gkm_view.
+
+    Args:
+        params: the protocol instance.
+        ones: ones among the other n - 1 users, an integer in 0..n-1.
+        tail: certified mass allowed outside the box (`gkm_view.box_size`).
+        box: the box side; None for the least certified one.
+
+    Returns:
+        The float ViewPair of `gkm_view.view_pair` (description["choice"] added).
+
+    Raises:
+        ParameterError: ones outside 0..n-1, or a box too small.
+    """
     COUNT.named("ones").check(ones)
     if ones > params.n - 1:
         raise ParameterError(f"ones={ones} is outside [0, n-1] = [0, {params.n - 1}]")
@@ -287,6 +409,21 @@ def max_divergence(params: GkmParameters, *, ones: int,
 
     Evaluated along the rays of the view (`gkm_view.pure_epsilon_rays`, no 2-D box); the
     box computation `gkm_view.pure_epsilon(view_pair(...))` gives the same value (tested).
+
+    Args:
+        params: the protocol instance.
+        ones: ones among the other n - 1 users, an integer in 0..n-1.
+        direction: "P||Q" (x1 = 1 vs 0), "Q||P" or "max".
+
+    Returns:
+        Result(quantity="max_divergence", order=inf): UPPER, or EXACT +inf on a support
+        mismatch; for "max", the larger order, EXACT only if both orders are or the larger
+        is an exact +inf.
+
+    Raises:
+        ParameterError: ones outside 0..n-1.
+        ValueError: an unknown direction (Direction(...) is called directly, so this is
+            not a ParameterError).
     """
     COUNT.named("ones").check(ones)
     if ones > params.n - 1:
@@ -309,13 +446,35 @@ def max_divergence(params: GkmParameters, *, ones: int,
 
 
 def ones_range(params: GkmParameters, ones: int | None) -> range:
+    """The counts of ones among the other users to evaluate.
+
+    Args:
+        params: the protocol instance.
+        ones: one count, or None for all of them.
+
+    Returns:
+        range(n) for None (0..n-1), else the one-element range of `ones` (not validated).
+    """
     return range(params.n) if ones is None else range(int(ones), int(ones) + 1)
 
 
 def worst_case_max_divergence(params: GkmParameters, *,
                               direction: Direction | str = Direction.MAX,
                               ones: int | None = None) -> tuple[Result, int]:
-    """(max over the other users' count of ones of the max-divergence, the worst count)."""
+    """(max over the other users' count of ones of the max-divergence, the worst count).
+
+    Args:
+        params: the protocol instance.
+        direction: "P||Q", "Q||P" or "max".
+        ones: one count only; None for all counts 0..n-1.
+
+    Returns:
+        (Result, ones): the largest `max_divergence` over the counts, and its count.
+
+    Raises:
+        ParameterError: ones outside 0..n-1.
+        ValueError: an unknown direction.
+    """
     found = [(max_divergence(params, ones=k, direction=direction), k)
              for k in ones_range(params, ones)]
     return max(found, key=lambda rk: rk[0].value)
@@ -331,6 +490,10 @@ def _worst(results: list[tuple[Result, int]], explicit: bool) -> Result:
 
 def check_box_budget(params: GkmParameters, ones: int | None) -> None:
     """Refuse computations whose 2-D box would not fit in memory (say what to do).
+
+    Args:
+        params: the protocol instance.
+        ones: one count, or None for the worst case over all n counts.
 
     Raises:
         ParameterError: the box side exceeds 6000, or the views of the worst case over
@@ -351,7 +514,20 @@ def check_box_budget(params: GkmParameters, ones: int | None) -> None:
 def pure_epsilon_both(params: GkmParameters, *,
                       ones: int | None = None) -> tuple[Result, Result, Result]:
     """(max over both orders, x1 = 1 vs 0, x1 = 0 vs 1) of the certified max-divergence,
-    each maximised over the other users' count of ones unless `ones` is given."""
+    each maximised over the other users' count of ones unless `ones` is given.
+
+    Args:
+        params: the protocol instance.
+        ones: one count only; None for all counts 0..n-1.
+
+    Returns:
+        (both, P||Q, Q||P) Results from `max_divergence`; over several counts the `method`
+        names the worst count. `both` is relabelled direction MAX but keeps the kind of the
+        larger one-order Result.
+
+    Raises:
+        ParameterError: ones outside 0..n-1.
+    """
     explicit = ones is not None
     pq = [(max_divergence(params, ones=k, direction=Direction.P_Q), k)
           for k in ones_range(params, ones)]
@@ -365,8 +541,18 @@ def epsilon_for_delta_worst(params: GkmParameters, *, delta: float,
                             ones: int | None = None) -> Result:
     """Certified epsilon(delta) of the exact 2-D view, worst case over counts unless `ones`.
 
+    Args:
+        params: the protocol instance.
+        delta: target delta, in (0, 1).
+        ones: one count only; None for all counts 0..n-1.
+
+    Returns:
+        The largest `divergence.epsilon_for_delta` Result (UPPER, direction MAX); over
+        several counts the `method` names the worst count.
+
     Raises:
-        ParameterError: the views do not fit (`check_box_budget`).
+        ParameterError: the views do not fit (`check_box_budget`), delta outside (0, 1), or
+            ones outside 0..n-1.
     """
     check_box_budget(params, ones)
     rs = [(epsilon_for_delta(view_pair(params, ones=k), delta), k)
@@ -378,8 +564,17 @@ def delta_for_epsilon_worst(params: GkmParameters, *, epsilon: float,
                             ones: int | None = None) -> Result:
     """Certified delta(epsilon) of the exact 2-D view, worst case over counts unless `ones`.
 
+    Args:
+        params: the protocol instance.
+        epsilon: epsilon >= 0.
+        ones: one count only; None for all counts 0..n-1.
+
+    Returns:
+        The largest `divergence.delta_for_epsilon` Result (UPPER, direction MAX).
+
     Raises:
-        ParameterError: the views do not fit (`check_box_budget`).
+        ParameterError: the views do not fit (`check_box_budget`), epsilon < 0, or ones
+            outside 0..n-1.
     """
     check_box_budget(params, ones)
     rs = [(delta_for_epsilon(view_pair(params, ones=k), epsilon=epsilon), k)
@@ -392,8 +587,18 @@ def renyi_worst(params: GkmParameters, *, orders: list[float],
     """Certified Renyi divergences at `orders` (inf: max-divergence on the 2-D grid), worst
     case over counts unless `ones`.
 
+    Args:
+        params: the protocol instance.
+        orders: Renyi orders, each in (1, inf].
+        ones: one count only; None for all counts 0..n-1.
+
+    Returns:
+        One Result per order, in the order given: `divergence.renyi_divergence` (UPPER) for
+        finite orders, `gkm_view.pure_epsilon` for inf; the largest over the counts.
+
     Raises:
-        ParameterError: the views do not fit (`check_box_budget`).
+        ParameterError: the views do not fit (`check_box_budget`), an order outside
+            (1, inf], or ones outside 0..n-1.
     """
     check_box_budget(params, ones)
     views = [(view_pair(params, ones=k), k) for k in ones_range(params, ones)]
@@ -413,6 +618,18 @@ def audit_lemma8(params: GkmParameters, *, ones: int | None = None) -> AuditReco
     The upper end runs along the view's rays; a certified lower end (the exact 2-D grid)
     is computed only when the upper end exceeds the claim, since only it can show a
     violation. The claim line says whether Condition 7 holds for these parameters.
+
+    Args:
+        params: a GKM instance with `epsilon` set (GKMP20 parameters, epsilon None, fail
+            with a TypeError).
+        ones: one count only; None for all counts 0..n-1.
+
+    Returns:
+        The AuditRecord of `audit.audit_claim` (quantity "max_divergence", claimed epsilon).
+
+    Raises:
+        ParameterError: ones outside 0..n-1, or the grid for the lower end does not fit
+            (`check_box_budget`).
     """
     upper = max((max_divergence(params, ones=k) for k in ones_range(params, ones)),
                 key=lambda r: r.value)
@@ -433,7 +650,16 @@ def audit_lemma8(params: GkmParameters, *, ones: int | None = None) -> AuditReco
 
 
 def audit_theorem6_mse(params: GkmParameters) -> dict[str, Any] | None:
-    """Theorem 6's MSE claim on the all-ones dataset (None unless params came from rho)."""
+    """Theorem 6's MSE claim on the all-ones dataset (None unless params came from rho).
+
+    Args:
+        params: the protocol instance.
+
+    Returns:
+        None when params.rho is None; else {"claim", "claimed": (1 + rho) Var(DLap(eps)),
+        "computed": {"value": `mse_exact` at ones = n, "kind": "exact", "method"},
+        "verdict": "holds" or "violated"}.
+    """
     if params.rho is None:
         return None
     claimed = (1 + params.rho) * dlap_variance(float(params.epsilon))

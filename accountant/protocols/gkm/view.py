@@ -122,7 +122,19 @@ def _binomial_log_weights(m: int, p_active: float) -> np.ndarray:
 
 
 def mixture_law(*, m1: int, m0: int, epsilon_prime: float, q: float, s: int) -> GkmLaw:
-    """The shifts and log-weights of the view of a dataset with m1 ones and m0 zeros."""
+    """The shifts and log-weights of the view of a dataset with m1 ones and m0 zeros.
+
+    Args:
+        m1: number of ones in the dataset, >= 0.
+        m0: number of zeros, >= 0.
+        epsilon_prime: the noise parameter, > 0.
+        q: the drop probability, in [0, 1) (q = 0: GKMP20).
+        s: copies of +1 and -1, >= 0.
+
+    Returns:
+        GkmLaw with one component per (k1, t) of positive weight and a bound on the error
+        of every log c_j. Inputs are not validated.
+    """
     lw1 = _binomial_log_weights(m1, 1.0 - q)
     lw0 = _binomial_log_weights(m0, 1.0 - q)
     # combine (k1, k0) into (k1, t): components with equal t and k1 have equal shifts.
@@ -158,6 +170,13 @@ def log_poisson_cdf(mu: float, m_max: int) -> tuple[np.ndarray, np.ndarray]:
 
     The log-PMFs' own error model (`special.log_pmf_error`) is added, and |M - mu| u for
     the rounding of mu itself (mu = lam e^(2 eps') is computed).
+
+    Args:
+        mu: the Poisson mean, > 0.
+        m_max: the last M, >= 0.
+
+    Returns:
+        (log_cdf, error): float arrays of length m_max + 1, log_cdf capped at 0.
     """
     k = np.arange(m_max + 1)
     lp = poisson_logpmf(k, mu)
@@ -197,6 +216,14 @@ def sum_tail_bound(c: float, *, r: float, lam: float) -> float:
 
     P[X >= c] <= exp(-theta c) E e^(theta X) for every admissible theta, so any theta
     (here the best of a fine grid) gives a valid bound; the result is rounded up.
+
+    Args:
+        c: the threshold; c <= 0 gives 1.
+        r: e^-epsilon', in (0, 1).
+        lam: the Poisson mean, >= 0.
+
+    Returns:
+        The bound as a float in (0, 1].
     """
     if c <= 0:
         return 1.0
@@ -215,6 +242,17 @@ def box_size(*, n: int, epsilon_prime: float, s: int, lam: float,
     B0 puts the Poisson CDF argument 15 standard deviations (+ 30) above lam / r^2, so
     that -log G(B0 - (s+1) n) is negligible; A >= B0 + n + 1 makes the edge argument hold
     and keeps 2 P[N + F >= A - (s+1) n] <= tail.
+
+    Args:
+        n: number of users.
+        epsilon_prime: the noise parameter, > 0.
+        s: copies of +1 and -1, >= 0.
+        lam: the flood parameter, > 0.
+        tail: the allowed mass outside the box.
+
+    Returns:
+        (B0, A) as ints; A grows from B0 + n + 1 in steps of max(8, A // 8) until the tail
+        bound holds.
     """
     r = math.exp(-epsilon_prime)
     mu = lam / (r * r)
@@ -248,6 +286,24 @@ def view_pair(*, n: int, ones: int, epsilon_prime: float, q: float, s: int, lam:
     outside the box (module docstring); description["outside_loss_sup"] keeps the two
     one-sided suprema, which `pure_epsilon` uses. Parameters are not re-validated here
     (callers in `gkm`/`gkmp20` do it); q = 0 and s = 0 are allowed (the GKMP20 protocol).
+
+    Args:
+        n: number of users, >= 1.
+        ones: ones among the other n - 1 users, in 0..n-1.
+        epsilon_prime: the noise parameter, > 0.
+        q: the drop probability, in [0, 1).
+        s: copies of +1 and -1, >= 0.
+        lam: the flood parameter, > 0.
+        tail: the certified mass allowed outside the box.
+        box: the box side; None for the A of `box_size`.
+        description: extra entries merged into the pair's description.
+
+    Returns:
+        A float ViewPair with the closed-form loss, grid_exact True, coords (V+, V-), points
+        where both laws vanish dropped.
+
+    Raises:
+        ParameterError: ones outside 0..n-1, or box < B0 + n + 1.
     """
     if not 0 <= ones <= n - 1:
         raise ParameterError(f"ones={ones} is outside [0, n-1] = [0, {n - 1}]")
@@ -319,6 +375,18 @@ def pure_epsilon(view: ViewPair, *, direction: Direction | str = Direction.MAX) 
 
     Grid: max of loss + its error bound; outside the box: the one-sided supremum recorded
     by `view_pair` (module docstring). +inf (EXACT) when some grid point has Q = 0 < P.
+
+    Args:
+        view: a pair made by `view_pair` (its description must hold "outside_loss_sup").
+        direction: "P||Q", "Q||P" or "max".
+
+    Returns:
+        Result(quantity="max_divergence", order=inf): UPPER, or EXACT +inf on a support
+        mismatch; for "max", EXACT only if both orders are or the larger is an exact +inf.
+
+    Raises:
+        ValueError: an unknown direction (Direction(...) is called directly).
+        KeyError: the view has no "outside_loss_sup" (not made by `view_pair`).
     """
     direction = Direction(direction)
     sup_out = view.description["outside_loss_sup"]
@@ -354,7 +422,15 @@ def pure_epsilon(view: ViewPair, *, direction: Direction | str = Direction.MAX) 
 
 def pure_epsilon_lower(view: ViewPair) -> Result:
     """Certified lower bound on the max-divergence (both orders): the largest grid loss
-    minus its error bound (the grid values are exact probabilities up to float error)."""
+    minus its error bound (the grid values are exact probabilities up to float error).
+
+    Args:
+        view: a float GKM view (any float ViewPair with a loss).
+
+    Returns:
+        Result(quantity="max_divergence", kind=LOWER, direction=MAX, order=inf), at least 0;
+        EXACT +inf when some grid loss is infinite in either order.
+    """
     loss = view.loss
     if np.any(np.isinf(loss)):
         return Result(quantity="max_divergence", value=math.inf, kind=Kind.EXACT,
@@ -378,6 +454,18 @@ def pure_epsilon_rays(*, n: int, ones: int, epsilon_prime: float, q: float, s: i
     maximum over d = 0..k* and m = 0..B0-1 of these 1-D losses, and, for m >= B0, the
     region-1 bound. No box and no 2-D array: this scales to much larger lam than
     `view_pair` (used by `gkm.max_divergence`; tests compare the two).
+
+    Args:
+        n: number of users, >= 1.
+        ones: ones among the other n - 1 users, in 0..n-1 (not validated here).
+        epsilon_prime: the noise parameter, > 0.
+        q: the drop probability, in [0, 1).
+        s: copies of +1 and -1, >= 0.
+        lam: the flood parameter, > 0.
+
+    Returns:
+        (P||Q, Q||P) Results on "max_divergence" (order inf): UPPER, at least 0, or EXACT
+        +inf where the support differs.
     """
     law_p = mixture_law(m1=ones + 1, m0=n - 1 - ones, epsilon_prime=epsilon_prime, q=q, s=s)
     law_q = mixture_law(m1=ones, m0=n - ones, epsilon_prime=epsilon_prime, q=q, s=s)

@@ -113,7 +113,21 @@ class BlanketCountPair:
 
 
 def blanket_count_pair(*, n: int, epsilon0: float, k: int) -> BlanketCountPair:
-    """The N-revealing blanket pair of shuffled k-RR: an UPPER bound over all datasets."""
+    """The N-revealing blanket pair of shuffled k-RR: an UPPER bound over all datasets.
+
+    Args:
+        n: number of users, an integer >= 2 (N ~ Bin(n - 1, g)).
+        epsilon0: k-RR's pure-DP parameter, in (0, 700].
+        k: alphabet size, an integer >= 2.
+
+    Returns:
+        The BlanketCountPair with g = k/(e^eps0 + k - 1), w = e^eps0/(e^eps0 + k - 1),
+        w' = 1/(e^eps0 + k - 1), w'' = (k - 2)/(e^eps0 + k - 1).
+
+    Raises:
+        ParameterError: n not an integer >= 2, epsilon0 not in (0, 700], k not an integer
+            >= 2.
+    """
     N_PAIR.check(n)
     EPSILON0.check(epsilon0)
     N_USERS.named("k").check(k)
@@ -325,7 +339,22 @@ def _tail_start(m: np.ndarray, t: np.ndarray, log_b: np.ndarray, log_err: np.nda
 
 def delta_given_others(pair: BlanketCountPair, *, epsilon: float, others: Any,
                        tail: float = 1e-30) -> tuple[np.ndarray, np.ndarray]:
-    """Certified (lower, upper) of H_{e^epsilon}(P_N || Q_N) for each N in `others`."""
+    """Certified (lower, upper) of H_{e^epsilon}(P_N || Q_N) for each N in `others`.
+
+    Args:
+        pair: the blanket count pair.
+        epsilon: epsilon >= 0.
+        others: blanket sizes N, integers >= 0 (scalar or array).
+        tail: slice mass left outside each N's certified window (added to the upper end).
+
+    Returns:
+        (lower, upper): float arrays, one entry per N (in the order given).
+
+    Raises:
+        ParameterError: epsilon < 0 (or NaN), or a negative N.
+        PrecisionError: the float thresholds x*_s are too coarse to walk the slice path
+            (thresholds jumping by more than 1; very large epsilon0).
+    """
     EPSILON.check(epsilon)
     nn = np.atleast_1d(np.asarray(others, dtype=np.int64))
     if nn.min() < 0:
@@ -361,9 +390,21 @@ def delta_for_epsilon(pair: BlanketCountPair, *, epsilon: float, tail: float = 1
                       blocks: int = 64) -> Bracket:
     """Certified bracket of the pair's H_{e^epsilon} (both orders equal).
 
+    Args:
+        pair: the blanket count pair.
+        epsilon: epsilon >= 0.
+        tail: N-mass (and per-N slice mass) left outside the certified windows, added to the
+            upper end.
+        blocks: the block budget of `pairs.clones.count_blocks` over N.
+
     Returns:
         Bracket(lower, upper) of the pair's value; the upper end bounds every
-        neighbouring pair of shuffled k-RR.
+        neighbouring pair of shuffled k-RR. Both ends: quantity "delta", direction MAX,
+        at=epsilon, error_budget = upper - lower; the upper end is capped at 1.
+
+    Raises:
+        ParameterError: epsilon < 0 (or NaN).
+        PrecisionError: as `delta_given_others`.
     """
     EPSILON.check(epsilon)
     lo, hi, _ = _delta_pair(pair, math.exp(epsilon), _layout(pair, tail, blocks))
@@ -378,7 +419,22 @@ def epsilon_for_delta(pair: BlanketCountPair, *, delta: float, blocks: int = 64,
                       relative_tolerance: float = 1e-6) -> Bracket:
     """Certified bracket of the pair's epsilon(delta), Bracket(lower, upper), by the
     safeguarded Newton search of `clones.epsilon_for_delta` (the upper end's certified
-    upper delta is <= delta; the lower end's certified lower delta exceeds it)."""
+    upper delta is <= delta; the lower end's certified lower delta exceeds it).
+
+    Args:
+        pair: the blanket count pair.
+        delta: target delta, in (0, 1).
+        blocks: the block budget of `pairs.clones.count_blocks` over N.
+        relative_tolerance: relative width at which the search stops.
+
+    Returns:
+        Bracket of LOWER and UPPER Results on "epsilon", direction MAX, at=delta,
+        error_budget = upper - lower.
+
+    Raises:
+        ParameterError: delta outside (0, 1).
+        PrecisionError: as `delta_given_others`.
+    """
     DELTA.check(delta)
     tail = max(min(delta * 1e-9, 1e-30), 1e-300)
     layout = _layout(pair, tail, blocks)

@@ -48,13 +48,34 @@ class KRR(Mechanism):
         object.__setattr__(self, "k", k)
 
     def params(self) -> dict[str, Any]:
+        """The parameters as a JSON object.
+
+        Returns:
+            {"n": n, "epsilon0": epsilon0, "k": k}.
+        """
         return {"n": self.n, "epsilon0": self.epsilon0, "k": self.k}
 
     def view_pair(self) -> ViewPair:
-        """The special pair (all other users hold x, the differing user x')."""
+        """The special pair (all other users hold x, the differing user x').
+
+        Returns:
+            The float ViewPair of `k_rr.special_pair` (default tail).
+
+        Raises:
+            ParameterError: n > SPECIAL_PAIR_LIMIT.
+        """
         return special_pair(n=self.n, epsilon0=self.epsilon0, k=self.k)
 
     def dominating_pair(self) -> DominatingPair:
+        """The blanket pair that dominates every neighbouring pair.
+
+        Returns:
+            DominatingPair with the ClonePair of `pairs.clones.blanket_k_rr` for k = 2, else the
+            BlanketCountPair of `k_rr.blanket_count_pair` (which reveals only N).
+
+        Raises:
+            ParameterError: epsilon0 > 700 with k >= 3 (`blanket_count_pair`).
+        """
         if self.k == 2:
             return DominatingPair(pair=clones.blanket_k_rr(n=self.n, epsilon0=self.epsilon0,
                                                            k=2),
@@ -66,15 +87,53 @@ class KRR(Mechanism):
                               proof="docs/single-message.md")
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
+        """epsilon(delta) over every dataset, maximum over both orders (`k_rr.epsilon_for_delta`).
+
+        Args:
+            delta: target delta, in (0, 1).
+
+        Returns:
+            The Bracket of `k_rr.epsilon_for_delta`.
+
+        Raises:
+            ParameterError: delta outside (0, 1).
+        """
         return epsilon_for_delta(n=self.n, epsilon0=self.epsilon0, k=self.k, delta=delta)
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
+        """delta(epsilon) over every dataset, maximum over both orders (`k_rr.delta_for_epsilon`).
+
+        Args:
+            epsilon: epsilon >= 0.
+
+        Returns:
+            The Bracket of `k_rr.delta_for_epsilon`.
+
+        Raises:
+            ParameterError: epsilon < 0 or NaN.
+        """
         return delta_for_epsilon(n=self.n, epsilon0=self.epsilon0, k=self.k, epsilon=epsilon)
 
     def renyi(self, orders: Sequence[float]) -> list[Bracket]:
+        """Renyi divergences, one `k_rr.renyi_divergence` call per order.
+
+        Args:
+            orders: Renyi orders, each in (1, inf].
+
+        Returns:
+            One Bracket per order, in the order given.
+
+        Raises:
+            ParameterError: an order outside (1, inf].
+        """
         return [renyi_divergence(n=self.n, epsilon0=self.epsilon0, k=self.k, alpha=a)
                 for a in orders]
 
     def max_divergence(self) -> Bracket:
+        """The pure-DP epsilon: epsilon0.
+
+        Returns:
+            Bracket with the EXACT Result epsilon0 as both ends.
+        """
         r = max_divergence(n=self.n, epsilon0=self.epsilon0, k=self.k)
         return Bracket(lower=r, upper=r)

@@ -65,7 +65,18 @@ def special_loss(a: np.ndarray, b: np.ndarray, *, n: int, epsilon0: float,
                  k: int) -> tuple[np.ndarray, np.ndarray]:
     """(log L(a, b), absolute error bound), L - 1 = ((a - n pi_a)(e^-eps0 - 1)
     + (b - n pi_b)(e^eps0 - 1))/n (E_Q L = 1), with n pi split exactly; log1p keeps the
-    loss accurate to a few ulps of itself; below L = 1/2 the positive sum is used."""
+    loss accurate to a few ulps of itself; below L = 1/2 the positive sum is used.
+
+    Args:
+        a: counts of x among the n reports (integer-valued array).
+        b: counts of x' among the n reports, broadcast against `a`.
+        n: number of users, >= 2.
+        epsilon0: k-RR's pure-DP parameter, > 0.
+        k: alphabet size, >= 2.
+
+    Returns:
+        (loss, error): float arrays, loss = log P/Q with P the differing user holding x'.
+    """
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     e = math.exp(epsilon0)
@@ -93,6 +104,21 @@ def special_pair(*, n: int, epsilon0: float, k: int, tail: float = 1e-30) -> Vie
     The grid is a window a in [a_lo, a_hi] (Bin(n, pi_a)) times b in [b_lo, b_hi]; the
     mass outside is certified by Chernoff bounds at the window edges, for each a, and
     summed; every likelihood ratio lies in [e^-eps0, e^eps0] (residual loss bound eps0).
+
+    Args:
+        n: number of users, an integer in [2, SPECIAL_PAIR_LIMIT].
+        epsilon0: k-RR's pure-DP parameter, > 0.
+        k: alphabet size, an integer >= 2.
+        tail: target mass left outside the 2-D window, in (0, 1) (not validated).
+
+    Returns:
+        A float ViewPair with the closed-form loss `special_loss`, tail_q the certified
+        outside mass of Q and tail_p e^eps0 times it, residual_loss_bound epsilon0,
+        grid_exact True, coords (a, b).
+
+    Raises:
+        ParameterError: n not an integer >= 2 or above SPECIAL_PAIR_LIMIT, epsilon0 not > 0,
+            k not an integer >= 2.
     """
     n, epsilon0, k = check_parameters(n, epsilon0, k)
     if n > SPECIAL_PAIR_LIMIT:
@@ -141,7 +167,19 @@ def special_pair(*, n: int, epsilon0: float, k: int, tail: float = 1e-30) -> Vie
 def blanket_pair(*, n: int, epsilon0: float, k: int) -> clone_pair.ClonePair:
     """The blanket pair of docs/single-message.md#blanket-pairs-for-k-rr: a certified upper bound
     over all neighbouring pairs
-    (used here for Renyi values; `k_rr_blanket.blanket_count_pair` is tighter for DP)."""
+    (used here for Renyi values; `k_rr_blanket.blanket_count_pair` is tighter for DP).
+
+    Args:
+        n: number of users, an integer >= 2.
+        epsilon0: k-RR's pure-DP parameter, > 0.
+        k: alphabet size, an integer >= 2.
+
+    Returns:
+        The ClonePair of `pairs.clones.blanket_k_rr`.
+
+    Raises:
+        ParameterError: an argument is outside its domain.
+    """
     n, epsilon0, k = check_parameters(n, epsilon0, k)
     return clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=k)
 
@@ -158,6 +196,12 @@ def _upper_pair(n: int, epsilon0: float, k: int) -> tuple[Any, Any]:
 def epsilon_for_delta(*, n: int, epsilon0: float, k: int, delta: float) -> Bracket:
     """epsilon(delta) of shuffled k-RR over every dataset, maximum over both orders.
 
+    Args:
+        n: number of users, an integer >= 2.
+        epsilon0: k-RR's pure-DP parameter, > 0 (at most 700 for k >= 3).
+        k: alphabet size, an integer >= 2.
+        delta: target delta, in (0, 1).
+
     Returns:
         Bracket: `upper` the blanket pair's certified value (the pair revealing only the
         number of blanket users, `blanket`, for k >= 3; the docs/single-message.md pair at
@@ -167,6 +211,8 @@ def epsilon_for_delta(*, n: int, epsilon0: float, k: int, delta: float) -> Brack
 
     Raises:
         ParameterError: an argument is outside its domain.
+        PrecisionError: the N-revealing pair's thresholds cannot be walked in float (k >= 3,
+            see `blanket.delta_given_others`).
     """
     n, epsilon0, k = check_parameters(n, epsilon0, k)
     DELTA.check(delta)
@@ -185,8 +231,19 @@ def epsilon_for_delta(*, n: int, epsilon0: float, k: int, delta: float) -> Brack
 def delta_for_epsilon(*, n: int, epsilon0: float, k: int, epsilon: float) -> Bracket:
     """delta(epsilon), the Bracket of `epsilon_for_delta`'s shape.
 
+    Args:
+        n: number of users, an integer >= 2.
+        epsilon0: k-RR's pure-DP parameter, > 0 (at most 700 for k >= 3).
+        k: alphabet size, an integer >= 2.
+        epsilon: epsilon >= 0.
+
+    Returns:
+        Bracket(lower, upper, pair_lower, pair_name="blanket", special) of Results on
+        "delta", as in `epsilon_for_delta`.
+
     Raises:
         ParameterError: an argument is outside its domain.
+        PrecisionError: as in `epsilon_for_delta`.
     """
     n, epsilon0, k = check_parameters(n, epsilon0, k)
     EPSILON.check(epsilon)
@@ -205,6 +262,16 @@ def renyi_divergence(*, n: int, epsilon0: float, k: int, alpha: float) -> Bracke
     """Renyi divergence at order alpha (real > 1, or inf): `upper` from the blanket pair of
     docs/single-message.md (`pair_lower` its lower end), `lower`/`special` from the special
     pair (n <= SPECIAL_PAIR_LIMIT).
+
+    Args:
+        n: number of users, an integer >= 2.
+        epsilon0: k-RR's pure-DP parameter, > 0.
+        k: alphabet size, an integer >= 2.
+        alpha: Renyi order in (1, inf]; inf gives `max_divergence` as both ends.
+
+    Returns:
+        Bracket(lower, upper, pair_lower, pair_name="blanket", special) of Results on
+        "renyi" (lower and special None when n > SPECIAL_PAIR_LIMIT).
 
     Raises:
         ParameterError: an argument is outside its domain.
@@ -231,6 +298,18 @@ def max_divergence(*, n: int, epsilon0: float, k: int) -> Result:
     Upper: every view is a post-processing of n independent reports, one of which changes,
     and k-RR is epsilon0-LDP. Attained: in the special pair, b = n (every report equals x')
     has L = e^eps0.
+
+    Args:
+        n: number of users, an integer >= 2.
+        epsilon0: k-RR's pure-DP parameter, > 0.
+        k: alphabet size, an integer >= 2.
+
+    Returns:
+        Result(quantity="max_divergence", value=epsilon0, kind=EXACT, direction=MAX,
+        order=inf).
+
+    Raises:
+        ParameterError: an argument is outside its domain.
     """
     check_parameters(n, epsilon0, k)
     return Result(quantity="max_divergence", value=float(epsilon0), kind=Kind.EXACT,

@@ -42,20 +42,63 @@ class LDP(Mechanism):
         object.__setattr__(self, "epsilon0", epsilon0)
 
     def params(self) -> dict[str, Any]:
+        """The parameters as a JSON object.
+
+        Returns:
+            {"n": n, "epsilon0": epsilon0}.
+        """
         return {"n": self.n, "epsilon0": self.epsilon0}
 
     def dominating_pair(self) -> DominatingPair:
+        """The clones pair: it dominates every neighbouring pair of every epsilon0-LDP randomizer.
+
+        Returns:
+            DominatingPair with the ClonePair of `ldp.clones_pair`.
+        """
         return DominatingPair(pair=clones_pair(n=self.n, epsilon0=self.epsilon0),
                               name="clones pair (Feldman, McMillan, Talwar, FOCS 2021)",
                               proof="docs/clones-and-blankets.md")
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
+        """epsilon(delta) over the class, maximum over both orders (`ldp.epsilon_for_delta`).
+
+        Args:
+            delta: target delta, in (0, 1).
+
+        Returns:
+            The Bracket of `ldp.epsilon_for_delta`.
+
+        Raises:
+            ParameterError: delta outside (0, 1).
+        """
         return epsilon_for_delta(n=self.n, epsilon0=self.epsilon0, delta=delta)
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
+        """delta(epsilon) over the class, maximum over both orders (`ldp.delta_for_epsilon`).
+
+        Args:
+            epsilon: epsilon >= 0.
+
+        Returns:
+            The Bracket of `ldp.delta_for_epsilon`.
+
+        Raises:
+            ParameterError: epsilon < 0 or NaN.
+        """
         return delta_for_epsilon(n=self.n, epsilon0=self.epsilon0, epsilon=epsilon)
 
     def renyi(self, orders: Sequence[float]) -> list[Bracket]:
+        """Renyi divergences at many orders (`ldp.renyi_curve` for the finite ones).
+
+        Args:
+            orders: Renyi orders, each in (1, inf]; inf gives the max-divergence.
+
+        Returns:
+            One Bracket(lower, upper) per order, in the order given.
+
+        Raises:
+            ParameterError: an order outside (1, inf].
+        """
         finite = [a for a in orders if a != math.inf]
         curve = iter(renyi_curve(n=self.n, epsilon0=self.epsilon0, alphas=finite)
                      if finite else [])
@@ -69,5 +112,10 @@ class LDP(Mechanism):
         return out
 
     def max_divergence(self) -> Bracket:
+        """The pure-DP epsilon of the class: epsilon0.
+
+        Returns:
+            Bracket with the EXACT Result epsilon0 as both ends.
+        """
         r = max_divergence(n=self.n, epsilon0=self.epsilon0)
         return Bracket(lower=r, upper=r)

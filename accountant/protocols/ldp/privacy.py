@@ -40,7 +40,18 @@ def check_parameters(n: Any, epsilon0: Any) -> tuple[int, float]:
 
 
 def clones_pair(*, n: int, epsilon0: float) -> clone_pair.ClonePair:
-    """FMT20's clones pair for n users and epsilon0 (docs/clones-and-blankets.md#clones-pair)."""
+    """FMT20's clones pair for n users and epsilon0 (docs/clones-and-blankets.md#clones-pair).
+
+    Args:
+        n: number of users, an integer >= 2.
+        epsilon0: the local randomizers' pure-DP parameter, > 0.
+
+    Returns:
+        The ClonePair of `pairs.clones.fmt_clones`.
+
+    Raises:
+        ParameterError: an argument is outside its domain.
+    """
     n, epsilon0 = check_parameters(n, epsilon0)
     return clone_pair.fmt_clones(n=n, epsilon0=epsilon0)
 
@@ -56,6 +67,15 @@ def epsilon_for_delta(*, n: int, epsilon0: float, delta: float) -> Bracket:
     """epsilon(delta) over every epsilon0-LDP randomizer: `upper` the clones pair's certified
     value (`pair_lower` its lower end), `lower` binary RR's special pair (in the class).
 
+    Args:
+        n: number of users, an integer >= 2.
+        epsilon0: the local randomizers' pure-DP parameter, > 0.
+        delta: target delta, in (0, 1).
+
+    Returns:
+        Bracket(lower, upper, pair_lower, pair_name="clones") of Results on "epsilon"
+        (direction MAX); `lower` is relabelled LOWER with a binary-RR source.
+
     Raises:
         ParameterError: an argument is outside its domain.
     """
@@ -69,6 +89,14 @@ def epsilon_for_delta(*, n: int, epsilon0: float, delta: float) -> Bracket:
 
 def delta_for_epsilon(*, n: int, epsilon0: float, epsilon: float) -> Bracket:
     """delta(epsilon), the Bracket of `epsilon_for_delta`'s shape.
+
+    Args:
+        n: number of users, an integer >= 2.
+        epsilon0: the local randomizers' pure-DP parameter, > 0.
+        epsilon: epsilon >= 0.
+
+    Returns:
+        Bracket(lower, upper, pair_lower, pair_name="clones") of Results on "delta".
 
     Raises:
         ParameterError: an argument is outside its domain.
@@ -84,6 +112,14 @@ def delta_for_epsilon(*, n: int, epsilon0: float, epsilon: float) -> Bracket:
 def renyi_divergence(*, n: int, epsilon0: float, alpha: float) -> Bracket:
     """Renyi divergence at order alpha (real > 1, or inf for the max-divergence): `upper`
     the clones pair's, `lower` binary RR's special pair.
+
+    Args:
+        n: number of users, an integer >= 2.
+        epsilon0: the local randomizers' pure-DP parameter, > 0.
+        alpha: Renyi order in (1, inf]; inf gives `max_divergence` as both ends.
+
+    Returns:
+        Bracket(lower, upper, pair_lower, pair_name="clones") of Results on "renyi".
 
     Raises:
         ParameterError: an argument is outside its domain.
@@ -103,7 +139,19 @@ def renyi_curve(*, n: int, epsilon0: float,
                 alphas: list[float]) -> list[tuple[Result, Result]]:
     """(lower, upper) at many real orders > 1 in one pass: upper = the clones pair's
     certified upper end (valid for every epsilon0-LDP randomizer), lower = the binary-RR
-    special pair's certified lower end (a randomizer of the class). For composition."""
+    special pair's certified lower end (a randomizer of the class). For composition.
+
+    Args:
+        n: number of users, an integer >= 2.
+        epsilon0: the local randomizers' pure-DP parameter, > 0.
+        alphas: Renyi orders, each a finite real > 1.
+
+    Returns:
+        One (LOWER, UPPER) pair of Results per order, in the order given.
+
+    Raises:
+        ParameterError: an argument is outside its domain (an infinite order included).
+    """
     n, epsilon0 = check_parameters(n, epsilon0)
     uppers = clone_pair.renyi_curve(clones_pair(n=n, epsilon0=epsilon0), alphas=alphas)
     lowers = binary_rr.special_pair_renyi(n=n, epsilon0=epsilon0, alphas=alphas)
@@ -112,7 +160,19 @@ def renyi_curve(*, n: int, epsilon0: float,
 
 def max_divergence(*, n: int, epsilon0: float) -> Result:
     """Pure epsilon of the class: exactly epsilon0 (the shuffled output post-processes n
-    independent reports, one of which changes; binary RR attains it)."""
+    independent reports, one of which changes; binary RR attains it).
+
+    Args:
+        n: number of users, an integer >= 2.
+        epsilon0: the local randomizers' pure-DP parameter, > 0.
+
+    Returns:
+        Result(quantity="max_divergence", value=epsilon0, kind=EXACT, direction=MAX,
+        order=inf).
+
+    Raises:
+        ParameterError: an argument is outside its domain.
+    """
     check_parameters(n, epsilon0)
     return Result(quantity="max_divergence", value=float(epsilon0), kind=Kind.EXACT,
                   direction=Direction.MAX, order=math.inf,

@@ -47,7 +47,7 @@ MAX_OUTPUTS = 4096
 
 @dataclass(frozen=True, eq=False)
 class Randomizer:
-    """A local randomizer: inputs x = 0..k-1, outputs y = 0..m-1, R(y|x) = rows[x][y].
+    """A local randomizer: inputs x = 0..k-1, outputs y = 0..m-1, R(y|x) = `rows[x][y]`.
 
     Build it with `Randomizer.from_rows` (validates) or a named constructor.
 
@@ -366,7 +366,7 @@ def hadamard_response(k: int, epsilon0: float | None = None, *,
     distributions privately, efficiently, and with little communication", Sec. 4).
 
     With K the smallest power of 2 > k and H_K the Sylvester Hadamard matrix
-    (H[i][j] = (-1)^popcount(i & j)), input x owns the K/2 outputs C_x = {y : H[x+1][y] = 1}
+    (`H[i][j] = (-1)^popcount(i & j)`), input x owns the K/2 outputs C_x = {y : `H[x+1][y]` = 1}
     (row 0, all ones, is skipped) and R(y|x) = 2 e^eps0 / (K (e^eps0 + 1)) on C_x,
     2 / (K (e^eps0 + 1)) off it: exactly eps0-LDP.
 

@@ -1,0 +1,592 @@
+"""An independent high-precision oracle for the library's privacy numbers.
+
+Plain mpmath (and exact integer arithmetic), written apart from the library: this module
+imports nothing from `accountant`, so a bug there cannot hide in the reference values. Every
+function works at the caller's mpmath precision (use `digits(60)`), except the binomial
+tail sums, which are exact rational-to-fixed-point sums with a certified truncation.
+
+Conventions: a PMF is a list of nonnegative reals (floats are taken as the exact binary
+numbers they are); `direction` is "P||Q", "Q||P" or "max" (the larger of the two orders).
+The hockey-stick divergence is H_g(P||Q) = sum_x [P(x) - g Q(x)]_+ with g = e^epsilon, and
+epsilon(delta) = inf{epsilon >= 0 : H_{e^epsilon} <= delta} (+inf when no epsilon works).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Callable, Iterator, Sequence
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+
+__all__ = [
+    "digits",
+    "binomial_pmf",
+    "convolve",
+    "poisson_pmf",
+    "hockey_stick",
+    "hockey_stick_scale",
+    "epsilon_for_delta",
+    "epsilon_is_upper",
+    "epsilon_is_lower",
+    "renyi",
+    "kl",
+    "max_divergence",
+    "binary_rr_pair",
+    "binary_rr_pairs",
+    "k_rr_special_pair",
+    "binomial_shift_delta",
+    "kov_delta",
+    "kov_epsilon",
+]
+
+Number = Any  # float, int, Fraction or mpmath.mpf
+DIRECTIONS = ("P||Q", "Q||P", "max")
+
+
+@contextlib.contextmanager
+def digits(dps: int) -> Iterator[None]:
+    """Context manager: run the oracle at `dps` decimal digits.
+
+    Args:
+        dps: decimal digits of mpmath's working precision.
+    """
+    with mpmath.workdps(dps):
+        yield
+
+
+def _mpf(x: Number) -> mpmath.mpf:
+    if isinstance(x, Fraction):
+        return mpmath.mpf(x.numerator) / x.denominator
+    return mpmath.mpf(x)
+
+
+def _orders(P: Sequence[Number], Q: Sequence[Number],
+            direction: str) -> list[tuple[list[mpmath.mpf], list[mpmath.mpf]]]:
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction={direction!r} is not one of {DIRECTIONS}")
+    if len(P) != len(Q):
+        raise ValueError("P and Q must have the same length")
+    p, q = [_mpf(x) for x in P], [_mpf(x) for x in Q]
+    return {"P||Q": [(p, q)], "Q||P": [(q, p)], "max": [(p, q), (q, p)]}[direction]
+
+
+# ------------------------------------------------------------------ laws
+def binomial_pmf(n: int, p: Number) -> list[mpmath.mpf]:
+    """Bin(n, p) on 0..n by binomial coefficients, at the caller's precision.
+
+    Args:
+        n: number of trials, >= 0.
+        p: success probability in [0, 1].
+
+    Returns:
+        The n + 1 probabilities.
+    """
+    p = _mpf(p)
+    q = 1 - p
+    return [mpmath.binomial(n, k) * p ** k * q ** (n - k) for k in range(n + 1)]
+
+
+def convolve(a: Sequence[mpmath.mpf], b: Sequence[mpmath.mpf]) -> list[mpmath.mpf]:
+    """The law of the sum of independent variables with PMFs a and b on 0, 1, 2, ...
+
+    Args:
+        a, b: PMFs on consecutive integers from 0.
+
+    Returns:
+        Their convolution (length len(a) + len(b) - 1).
+    """
+    out = [mpmath.mpf(0)] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        if x == 0:
+            continue
+        for j, y in enumerate(b):
+            out[i + j] += x * y
+    return out
+
+
+def poisson_pmf(mu: Number, k_max: int) -> list[mpmath.mpf]:
+    """Poi(mu) on 0..k_max (not normalised: the mass above k_max is left out).
+
+    Args:
+        mu: the mean, > 0.
+        k_max: the largest outcome listed.
+
+    Returns:
+        The k_max + 1 probabilities.
+    """
+    m = _mpf(mu)
+    return [mpmath.exp(-m) * m ** k / mpmath.factorial(k) for k in range(k_max + 1)]
+
+
+# ------------------------------------------------------------------ divergences of PMFs
+def hockey_stick(P: Sequence[Number], Q: Sequence[Number], epsilon: Number,
+                 direction: str = "max") -> mpmath.mpf:
+    """H_{e^eps}: sum_x [P(x) - e^eps Q(x)]_+ for the given order(s).
+
+    Args:
+        P, Q: PMFs on the same outcomes.
+        epsilon: epsilon >= 0 (float or mpf, taken exactly).
+        direction: "P||Q", "Q||P" or "max".
+
+    Returns:
+        The hockey-stick divergence (the larger of both orders for "max").
+    """
+    g = mpmath.exp(_mpf(epsilon))
+    tie = _tie()
+    return max(mpmath.fsum(a - g * b for a, b in zip(p, q, strict=True)
+                           if a - g * b > tie * (a + g * b))
+               for p, q in _orders(P, Q, direction))
+
+
+def _tie() -> mpmath.mpf:
+    """Relative difference below which P(x) and e^eps Q(x) count as equal.
+
+    Likelihood ratios that equal e^eps exactly in exact arithmetic (binary RR's ratio
+    e^eps0 at k = n, KOV's losses) come out of the working precision a few ulps either
+    side; such a term is 0 in truth, and at delta = 1e-300 a rounding residue of 1e-64
+    would decide the comparison. Terms within 2^-(prec-20) relative are dropped: the value
+    is then low by at most that fraction of the P-mass near ties, far below what any
+    float computation resolves.
+    """
+    return mpmath.mpf(2) ** (20 - mpmath.mp.prec)
+
+
+def hockey_stick_scale(P: Sequence[Number], Q: Sequence[Number], epsilon: Number,
+                       direction: str = "max") -> mpmath.mpf:
+    """The P-mass of the outcomes counted by `hockey_stick` (largest over the orders): the
+    scale against which a working-precision (EXACT) evaluation may err.
+
+    Args:
+        P, Q, epsilon, direction: as in `hockey_stick`.
+
+    Returns:
+        sum_{x: P(x) > e^eps Q(x)} P(x), maximised over the orders asked for.
+    """
+    g = mpmath.exp(_mpf(epsilon))
+    return max(mpmath.fsum(a for a, b in zip(p, q, strict=True) if a > g * b)
+               for p, q in _orders(P, Q, direction))
+
+
+def _epsilon_one(p: list[mpmath.mpf], q: list[mpmath.mpf], delta: mpmath.mpf) -> mpmath.mpf:
+    """epsilon(delta) of one order by walking the loss breakpoints from the top.
+
+    On each interval between consecutive distinct losses l_{j+1} <= eps < l_j, H is
+    A - e^eps B with A, B the P- and Q-masses of the outcomes of loss > eps; H is
+    continuous and nonincreasing, so the crossing lies in the first interval (from the
+    top) whose lower end has H > delta.
+    """
+    atoms = mpmath.fsum(a for a, b in zip(p, q, strict=True) if a > 0 and b == 0)
+    if atoms > delta:
+        return mpmath.inf
+    finite = sorted(((mpmath.log(a / b), a, b) for a, b in zip(p, q, strict=True)
+                     if a > 0 and b > 0 and a > b), key=lambda t: -t[0])
+    A, B = atoms, mpmath.mpf(0)
+    i = 0
+    while i < len(finite):
+        level = finite[i][0]
+        while i < len(finite) and finite[i][0] == level:
+            A, B = A + finite[i][1], B + finite[i][2]
+            i += 1
+        below = finite[i][0] if i < len(finite) else mpmath.mpf(0)  # next breakpoint
+        if A - mpmath.exp(below) * B > delta:  # H(below) > delta: crossing in [below, level)
+            return max(mpmath.log((A - delta) / B), mpmath.mpf(0))
+    return mpmath.mpf(0)
+
+
+def epsilon_for_delta(P: Sequence[Number], Q: Sequence[Number], delta: Number,
+                      direction: str = "max") -> mpmath.mpf:
+    """inf{eps >= 0 : H_{e^eps} <= delta} for the given order(s).
+
+    Args:
+        P, Q: PMFs on the same outcomes.
+        delta: delta in (0, 1).
+        direction: "P||Q", "Q||P" or "max".
+
+    Returns:
+        epsilon(delta), +inf when the infinite-loss mass exceeds delta.
+    """
+    d = _mpf(delta)
+    return max(_epsilon_one(p, q, d) for p, q in _orders(P, Q, direction))
+
+
+def epsilon_is_upper(H: Callable[[Number], mpmath.mpf], value: Number, delta: Number) -> bool:
+    """Whether `value` >= epsilon(delta) for a nonincreasing continuous H (eps -> delta).
+
+    Since H is continuous and nonincreasing, value >= inf{eps : H(eps) <= delta} holds
+    exactly when H(value) <= delta; +inf is always an upper end.
+
+    Args:
+        H: the hockey-stick curve eps -> H_{e^eps} (or a maximum of such curves).
+        value: the claimed upper end of epsilon(delta).
+        delta: delta.
+
+    Returns:
+        True when the claim holds.
+    """
+    if mpmath.isinf(_mpf(value)):
+        return value > 0
+    return H(max(_mpf(value), mpmath.mpf(0))) <= _mpf(delta)
+
+
+def epsilon_is_lower(H: Callable[[Number], mpmath.mpf], value: Number, delta: Number) -> bool:
+    """Whether `value` <= epsilon(delta): true when value <= 0 or H(value) >= delta.
+
+    Args:
+        H: the hockey-stick curve, as in `epsilon_is_upper`.
+        value: the claimed lower end.
+        delta: delta.
+
+    Returns:
+        True when the claim holds (for strictly decreasing H where H > 0; where H is flat
+        at an atom mass equal to delta the test accepts, erring towards no alarm).
+    """
+    v = _mpf(value)
+    if v <= 0:
+        return True
+    if mpmath.isinf(v):
+        return H(mpmath.mpf(10) ** 6) > _mpf(delta)
+    return H(v) >= _mpf(delta)
+
+
+def renyi(P: Sequence[Number], Q: Sequence[Number], alpha: Number,
+          direction: str = "P||Q") -> mpmath.mpf:
+    """D_alpha = log(sum P^alpha Q^(1-alpha)) / (alpha - 1), +inf where P > 0 = Q.
+
+    Args:
+        P, Q: PMFs on the same outcomes (each summing to 1).
+        alpha: real order > 1.
+        direction: "P||Q" (the default, unlike `hockey_stick`), "Q||P" or "max".
+
+    Returns:
+        The Renyi divergence (largest over the orders asked for).
+    """
+    a = _mpf(alpha)
+    out = []
+    for p, q in _orders(P, Q, direction):
+        if any(x > 0 and y == 0 for x, y in zip(p, q, strict=True)):
+            return mpmath.inf
+        s = mpmath.fsum(x ** a * y ** (1 - a) for x, y in zip(p, q, strict=True) if x > 0)
+        out.append(mpmath.log(s) / (a - 1))
+    return max(out)
+
+
+def kl(P: Sequence[Number], Q: Sequence[Number], direction: str = "max") -> mpmath.mpf:
+    """KL = sum P log(P/Q), +inf where P > 0 = Q.
+
+    Args:
+        P, Q: PMFs on the same outcomes.
+        direction: "P||Q", "Q||P" or "max".
+
+    Returns:
+        The Kullback-Leibler divergence (largest over the orders asked for).
+    """
+    out = []
+    for p, q in _orders(P, Q, direction):
+        if any(x > 0 and y == 0 for x, y in zip(p, q, strict=True)):
+            return mpmath.inf
+        out.append(mpmath.fsum(x * mpmath.log(x / y) for x, y in zip(p, q, strict=True)
+                               if x > 0))
+    return max(out)
+
+
+def max_divergence(P: Sequence[Number], Q: Sequence[Number],
+                   direction: str = "max") -> mpmath.mpf:
+    """D_inf = max(0, log max_{P(x) > 0} P(x)/Q(x)), +inf where P > 0 = Q.
+
+    Args:
+        P, Q: PMFs on the same outcomes.
+        direction: "P||Q", "Q||P" or "max".
+
+    Returns:
+        The max-divergence (largest over the orders asked for).
+    """
+    out = [mpmath.mpf(0)]
+    for p, q in _orders(P, Q, direction):
+        for x, y in zip(p, q, strict=True):
+            if x > 0:
+                out.append(mpmath.inf if y == 0 else mpmath.log(x / y))
+    return max(out)
+
+
+# ------------------------------------------------------------------ protocols
+def flip(epsilon0: Number) -> mpmath.mpf:
+    """Binary RR's flip probability 1/(e^eps0 + 1), at working precision.
+
+    Args:
+        epsilon0: the local epsilon0 > 0.
+
+    Returns:
+        The flip probability.
+    """
+    return 1 / (mpmath.exp(_mpf(epsilon0)) + 1)
+
+
+def binary_rr_pair(n: int, epsilon0: Number, ones: int) -> tuple[list, list]:
+    """Shuffled binary RR's view pair on the count of reported 1s.
+
+    The differing user holds 1 (P) or 0 (Q); `ones` of the other n-1 users hold 1; every
+    user reports its bit flipped with probability p = 1/(e^eps0 + 1).
+
+    Args:
+        n: users, >= 2.
+        epsilon0: the local epsilon0.
+        ones: the other users holding 1, in 0..n-1.
+
+    Returns:
+        (P, Q) on 0..n.
+    """
+    p = flip(epsilon0)
+    others = convolve(binomial_pmf(ones, 1 - p), binomial_pmf(n - 1 - ones, p))
+    shifted = [mpmath.mpf(0)] + others
+    plain = others + [mpmath.mpf(0)]
+    P = [(1 - p) * a + p * b for a, b in zip(shifted, plain, strict=True)]
+    Q = [p * a + (1 - p) * b for a, b in zip(shifted, plain, strict=True)]
+    return P, Q
+
+
+def binary_rr_pairs(n: int, epsilon0: Number) -> list[tuple[list, list]]:
+    """Every count's pair of `binary_rr_pair` (ones = 0..n-1): the mechanism's value of a
+    divergence is the maximum over these.
+
+    Args:
+        n: users, >= 2.
+        epsilon0: the local epsilon0.
+
+    Returns:
+        The n pairs, indexed by `ones`.
+    """
+    return [binary_rr_pair(n, epsilon0, ones) for ones in range(n)]
+
+
+def k_rr_special_pair(n: int, epsilon0: Number, k: int) -> tuple[list, list]:
+    """Shuffled k-RR's special pair on (a, b) = (#reports of x, #reports of x').
+
+    All other n-1 users hold x; the differing user holds x' (P) or x (Q). A user reports
+    its own symbol with probability e^eps0/(e^eps0 + k - 1), each other symbol with
+    1/(e^eps0 + k - 1). Computed by the law of the n-1 others (a multinomial) and the
+    differing user's three possible reports.
+
+    Args:
+        n: users, >= 2.
+        epsilon0: the local epsilon0.
+        k: alphabet size, >= 2.
+
+    Returns:
+        (P, Q) on the (a, b) with a + b <= n (b = n - a only, when k = 2), in one order.
+    """
+    e = mpmath.exp(_mpf(epsilon0))
+    den = e + k - 1
+    keep, other, rest = e / den, 1 / den, (k - 2) / den
+
+    def others(a: int, b: int) -> mpmath.mpf:  # n-1 users holding x: a of x, b of x'
+        m = n - 1
+        if a < 0 or b < 0 or a + b > m or (k == 2 and a + b != m):
+            return mpmath.mpf(0)
+        c = m - a - b
+        coef = mpmath.factorial(m) / (mpmath.factorial(a) * mpmath.factorial(b)
+                                      * mpmath.factorial(c))
+        return coef * keep ** a * other ** b * (rest ** c if c else 1)
+
+    cells = [(a, b) for a in range(n + 1) for b in range(n + 1 - a)
+             if k > 2 or a + b == n]
+    P, Q = [], []
+    for a, b in cells:
+        # the differing user's report: x, x', or one of the k-2 others
+        P.append(other * others(a - 1, b) + keep * others(a, b - 1) + rest * others(a, b))
+        Q.append(keep * others(a - 1, b) + other * others(a, b - 1) + rest * others(a, b))
+    return P, Q
+
+
+# ------------------------------------------------------------------ binomial shift pair
+_FIXED_BITS = 320
+_STOP_BITS = 150
+
+
+def _tail_ratio_sum(n: int, p: Fraction, k: int, upward: bool) -> mpmath.mpf:
+    """sum_{j >= 0} B(k -+ j) / B(k) for B = Bin(n, p), exactly up to 2^-150 relative.
+
+    Exact integer fixed-point arithmetic with the rational p; meant for summing a tail
+    away from the mode, where the ratio of consecutive terms is < 1 and decreasing, so the
+    remainder after a term t with ratio r is at most t r/(1 - r). Summing towards the mode
+    works too (it is only slower).
+    """
+    a, D = p.numerator, p.denominator
+    b = D - a
+    one = 1 << _FIXED_BITS
+    t, total, j = one, 0, k
+    while t:
+        total += t
+        if upward:
+            if j >= n:
+                break
+            num, den = (n - j) * a, (j + 1) * b
+            j += 1
+        else:
+            if j <= 0:
+                break
+            num, den = j * b, (n - j + 1) * a
+            j -= 1
+        t = t * num // den
+        if num < den and t * den << _STOP_BITS < total * (den - num):
+            total += t * den // (den - num)  # the remainder's bound, counted in full
+            break
+    return mpmath.mpf(total) / one
+
+
+def _log_binomial(n: int, p: Fraction, k: int) -> mpmath.mpf:
+    pm = _mpf(p)
+    return (mpmath.loggamma(n + 1) - mpmath.loggamma(k + 1) - mpmath.loggamma(n - k + 1)
+            + k * mpmath.log(pm) + (n - k) * mpmath.log1p(-pm))
+
+
+def _cdf(n: int, p: Fraction, k: int) -> mpmath.mpf:
+    """P(X <= k), X ~ Bin(n, p), by the tail on the far side of the mean."""
+    if k < 0:
+        return mpmath.mpf(0)
+    if k >= n:
+        return mpmath.mpf(1)
+    if k <= n * p:
+        return mpmath.exp(_log_binomial(n, p, k)) * _tail_ratio_sum(n, p, k, upward=False)
+    return 1 - mpmath.exp(_log_binomial(n, p, k + 1)) * _tail_ratio_sum(n, p, k + 1,
+                                                                        upward=True)
+
+
+def _survival(n: int, p: Fraction, k: int) -> mpmath.mpf:
+    """P(X >= k), X ~ Bin(n, p)."""
+    if k <= 0:
+        return mpmath.mpf(1)
+    if k > n:
+        return mpmath.mpf(0)
+    if k >= n * p:
+        return mpmath.exp(_log_binomial(n, p, k)) * _tail_ratio_sum(n, p, k, upward=True)
+    return 1 - _cdf(n, p, k - 1)
+
+
+def _shift_threshold(n: int, p: Fraction, g: mpmath.mpf, forward: bool) -> int:
+    """forward: the largest k in 0..n with B(k) > g B(k-1); else the least k in 1..n+1
+    with B(k-1) > g B(k) (the boundary outcomes 0 and n+1 always count)."""
+    pm, qm = _mpf(p), 1 - _mpf(p)
+    # B(k)/B(k-1) = (n-k+1) p / (k q): > g iff k < (n+1) p / (p + g q)
+    if forward:
+        x = (n + 1) * pm / (pm + g * qm)
+        k = int(mpmath.ceil(x)) - 1
+        while k + 1 <= n and (n - k) * pm > g * (k + 1) * qm:
+            k += 1
+        while k >= 1 and not ((n - k + 1) * pm > g * k * qm):
+            k -= 1
+        return max(k, 0)
+    # B(k-1)/B(k) = k q / ((n-k+1) p) > g iff k > (n+1) g p / (q + g p)
+    x = (n + 1) * g * pm / (qm + g * pm)
+    k = int(mpmath.floor(x)) + 1
+    while k - 1 >= 1 and (k - 1) * qm > g * (n - k + 2) * pm:
+        k -= 1
+    while k <= n and not (k * qm > g * (n - k + 1) * pm):
+        k += 1
+    return min(k, n + 1)
+
+
+def binomial_shift_delta(n: int, p: Number, epsilon: Number,
+                         direction: str = "max") -> mpmath.mpf:
+    """H_{e^eps} of P = Bin(n, p) against Q = 1 + Bin(n, p), for n up to 1e9.
+
+    P||Q: the outcomes k <= m with B(k) > g B(k-1), H = F(m) - g F(m-1); Q||P: the
+    outcomes k >= m with B(k-1) > g B(k), H = S(m-1) - g S(m); F and S are the binomial
+    CDF and survival function, each summed exactly on the far side of the mean. Use at
+    least 60 digits for large n.
+
+    Args:
+        n: trials, >= 1.
+        p: success probability in (0, 1), a float or Fraction (taken exactly).
+        epsilon: epsilon >= 0.
+        direction: "P||Q", "Q||P" or "max".
+
+    Returns:
+        The hockey-stick divergence.
+    """
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction={direction!r} is not one of {DIRECTIONS}")
+    pf = Fraction(p)
+    g = mpmath.exp(_mpf(epsilon))
+    out = []
+    if direction in ("P||Q", "max"):
+        m = _shift_threshold(n, pf, g, forward=True)
+        out.append(_cdf(n, pf, m) - g * _cdf(n, pf, m - 1))
+    if direction in ("Q||P", "max"):
+        m = _shift_threshold(n, pf, g, forward=False)
+        out.append(_survival(n, pf, m - 1) - g * _survival(n, pf, m))
+    return max(max(out), mpmath.mpf(0))
+
+
+# ------------------------------------------------------------------ KOV composition
+def kov_delta(epsilon: Number, delta: Number, rounds: int, epsilon_total: Number) -> mpmath.mpf:
+    """delta'(eps') of the k-fold composition of (eps, delta)-DP mechanisms (KOV15 Thm 3.3).
+
+    The k-fold product of the four-outcome pair: an infinite-loss mass 1 - (1-delta)^k,
+    plus (1-delta)^k times the hockey-stick of k-fold binary RR with parameter eps,
+    sum_l C(k,l) [e^((k-l) eps) - e^eps' e^(l eps)]_+ / (1 + e^eps)^k, summed term by
+    term in log space (no subtraction of nearly equal numbers).
+
+    Args:
+        epsilon: each mechanism's epsilon >= 0.
+        delta: each mechanism's delta in [0, 1).
+        rounds: k >= 1.
+        epsilon_total: eps' >= 0.
+
+    Returns:
+        delta'(eps').
+    """
+    e, et = _mpf(epsilon), _mpf(epsilon_total)
+    log_norm = -rounds * mpmath.log1p(mpmath.exp(e))
+    terms = []
+    for l_ in range(rounds + 1):
+        loss = (rounds - 2 * l_) * e
+        if loss <= et:
+            break
+        log_c = (mpmath.loggamma(rounds + 1) - mpmath.loggamma(l_ + 1)
+                 - mpmath.loggamma(rounds - l_ + 1))
+        terms.append(mpmath.exp(log_c + (rounds - l_) * e + log_norm)
+                     * -mpmath.expm1(et - loss))
+    rr = mpmath.fsum(terms)
+    log_keep = rounds * mpmath.log1p(-_mpf(delta))
+    return -mpmath.expm1(log_keep) + mpmath.exp(log_keep) * rr
+
+
+def kov_epsilon(epsilon: Number, delta: Number, rounds: int,
+                delta_total: Number) -> mpmath.mpf:
+    """eps'(delta') of the k-fold composition, by bisection on `kov_delta` (which is
+    continuous and nonincreasing in eps'), to the working precision.
+
+    Args:
+        epsilon, delta, rounds: as in `kov_delta`.
+        delta_total: delta' in (0, 1).
+
+    Returns:
+        eps'(delta'); +inf when 1 - (1-delta)^k > delta'.
+    """
+    target = _mpf(delta_total)
+    atom = -mpmath.expm1(rounds * mpmath.log1p(-_mpf(delta)))
+    if atom > target:
+        return mpmath.inf
+    lo, hi = mpmath.mpf(0), rounds * _mpf(epsilon)  # beyond k eps only the atom remains
+    if kov_delta(epsilon, delta, rounds, lo) <= target:
+        return mpmath.mpf(0)
+    steps = int(mpmath.mp.prec) + 20
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        if kov_delta(epsilon, delta, rounds, mid) > target:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def _self_check() -> None:  # pragma: no cover - a quick manual check of the tail sums
+    with digits(60):
+        n, p = 40, Fraction(3, 10)
+        pmf = binomial_pmf(n, _mpf(p))
+        for k in range(n + 1):
+            assert abs(_cdf(n, p, k) - mpmath.fsum(pmf[: k + 1])) < mpmath.mpf(10) ** -40
+        assert math.isfinite(float(binomial_shift_delta(10 ** 9, 0.5, 0.01)))
