@@ -20,8 +20,9 @@ Rules (rule id in brackets, as printed in failure messages):
             verify imports accountant (and verify) only; figures imports accountant and verify.
 [unlayered] Every module of accountant belongs to a layer above (or is the face).
 [private]   No private name across modules: ``from M import _x`` outside M; no private module
-            (``M._mod``) imported from outside the package holding it. Dunders are public.
-            Only project modules are checked.
+            (``M._mod``) imported from outside the package holding it; no ``m._x`` where m
+            is a project module bound by an import. Dunders are public. Only project
+            modules are checked.
 [argparse]  argparse only in the CLI: accountant/cli.py or accountant/cli/; in verify/, only in
             files named *cli.py, *cli_handlers.py, *reproduce.py or in a ``cli`` package;
             anywhere in figures/ (figure scripts may parse their own ``__main__`` arguments).
@@ -452,3 +453,46 @@ def test_checker_finds_a_planted_violation(tmp_path, rule, file, source, expecte
     project = _write(tmp_path, {**BASE_TREE, file: source})
     found = {r: run(r, project) for r in CHECKS}
     assert {r: v for r, v in found.items() if v} == {rule: [expected]}
+
+
+def private_attribute_uses(root: Path) -> list[str]:
+    """``alias._name`` where alias is bound by an import of a project module."""
+    out = []
+    for top in PROJECT:
+        for path in sorted((root / top).rglob("*.py")):
+            tree = ast.parse(path.read_text(), filename=str(path))
+            aliases = {}
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    for a in node.names:
+                        if a.name.split(".")[0] in PROJECT and a.asname:
+                            aliases[a.asname] = a.name
+                elif isinstance(node, ast.ImportFrom) and node.module and (
+                        node.module.split(".")[0] in PROJECT):
+                    for a in node.names:
+                        dotted = f"{node.module}.{a.name}"
+                        as_path = root / Path(*dotted.split("."))
+                        if as_path.with_suffix(".py").exists() or as_path.is_dir():
+                            aliases[a.asname or a.name] = dotted
+            for node in ast.walk(tree):
+                if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                        and node.value.id in aliases and _is_private(node.attr)):
+                    rel = path.relative_to(root)
+                    out.append(f"{rel}:{node.lineno}: [private] uses "
+                               f"{aliases[node.value.id]}.{node.attr}")
+    return out
+
+
+def test_no_private_attributes_of_imported_modules():
+    found = private_attribute_uses(ROOT)
+    assert not found, "\n".join(found)
+
+
+def test_private_attribute_check_finds_a_planted_use(tmp_path):
+    pkg = tmp_path / "accountant"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("_x = 1\n")
+    (pkg / "b.py").write_text("from accountant import a\ny = a._x\n")
+    assert private_attribute_uses(tmp_path) == ["accountant/b.py:2: [private] uses "
+                                                "accountant.a._x"]

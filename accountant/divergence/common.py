@@ -9,7 +9,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from accountant.errors import ParameterError
+from accountant.errors import ParameterError, PrecisionError
 from accountant.numeric.mp import to_mpf
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.result import Direction, Kind, Result
@@ -64,20 +64,27 @@ def over_directions(view: ViewPair, direction: Direction,
     Returns:
         For P_Q or Q_P, `one`'s Result as it is. For MAX, the Result with the larger value
         (compared as mpf) relabelled direction=MAX, with kind EXACT if both are EXACT, LOWER
-        if both are LOWER, UPPER otherwise (when the larger one is LOWER, the other is taken),
-        error_budget kept unless EXACT, and both values noted in `method`. The rule assumes
-        `one` returns either UPPER/EXACT or LOWER/EXACT results: a mix of EXACT and LOWER is
-        labelled UPPER.
+        if the ends are LOWER/EXACT, UPPER if they are UPPER/EXACT; error_budget kept unless
+        EXACT, and both values noted in `method`.
+
+    Raises:
+        PrecisionError: one orientation gave a LOWER and the other an UPPER result (their
+            maximum bounds nothing).
     """
     if direction is not Direction.MAX:
         return one(oriented(view, direction), direction)
     a = one(view, Direction.P_Q)
     b = one(view.swapped(), Direction.Q_P)
     top = a if to_mpf(a.value) >= to_mpf(b.value) else b
-    kind = Kind.EXACT if a.kind is b.kind is Kind.EXACT else (
-        Kind.LOWER if a.kind is b.kind is Kind.LOWER else Kind.UPPER)
-    if kind is Kind.UPPER and top.kind is Kind.LOWER:
-        top = a if top is b else b
+    kinds = {a.kind, b.kind}
+    if kinds == {Kind.EXACT}:
+        kind = Kind.EXACT
+    elif Kind.LOWER in kinds and Kind.UPPER in kinds:
+        # the maximum of a lower and an upper bound bounds nothing: refuse, never guess
+        raise PrecisionError(f"cannot combine a lower and an upper bound into the maximum "
+                             f"over both orders ({a.method}; {b.method})")
+    else:  # exact with upper: upper; exact with lower: lower (max of the ends is one too)
+        kind = Kind.LOWER if Kind.LOWER in kinds else Kind.UPPER
     return top.with_(direction=Direction.MAX, kind=kind,
                      error_budget=0.0 if kind is Kind.EXACT else top.error_budget,
                      method=f"{top.method} [max over P||Q={_short(a)}, Q||P={_short(b)}]")

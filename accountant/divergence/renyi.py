@@ -42,6 +42,12 @@ __all__ = ["renyi_divergence", "renyi_bracket", "renyi_divergences", "max_diverg
 _METHOD = "divergence.renyi"
 
 
+def _mismatch_kind(view: ViewPair) -> Kind:
+    """+inf from a point with P > 0 = Q is exact only on a grid of true values; on a grid
+    of lower-bound values Q may be positive there, and +inf is merely an upper bound."""
+    return Kind.EXACT if view.grid_exact else Kind.UPPER
+
+
 def _has_infinite_loss(view: ViewPair) -> bool:
     if view.backend == "float":
         return bool(np.any(np.isposinf(view.loss) & np.isfinite(view.p)))
@@ -196,7 +202,8 @@ def renyi_divergence(view: ViewPair, alpha: float, *,
     def one(v: ViewPair, d: Direction) -> Result:
         method = f"{_METHOD}.renyi_divergence ({backend_note(v)})"
         if _has_infinite_loss(v):
-            return _result(math.inf, Kind.EXACT, d, alpha, method + " [support mismatch]")
+            return _result(math.inf, _mismatch_kind(v), d, alpha,
+                           method + " [support mismatch]")
         if v.backend == "float":
             nominal, upper = _renyi_float(v, float(alpha))
             return _result(upper, Kind.UPPER, d, alpha, method, max(0.0, upper - nominal))
@@ -305,7 +312,8 @@ def max_divergence(view: ViewPair, *, direction: Direction | str = Direction.MAX
     def one(v: ViewPair, d: Direction) -> Result:
         method = f"divergence.max_divergence ({backend_note(v)})"
         if _has_infinite_loss(v):
-            return _result(math.inf, Kind.EXACT, d, math.inf, method + " [support mismatch]",
+            return _result(math.inf, _mismatch_kind(v), d, math.inf,
+                           method + " [support mismatch]",
                            quantity="max_divergence")
         resid = v.residual_loss_bound if v.tail_p > 0 else -math.inf
         if v.backend == "float":
@@ -343,8 +351,7 @@ def kl_divergence(view: ViewPair, *, direction: Direction | str = Direction.MAX,
     Returns:
         Result(quantity="kl", order=1.0): +inf (EXACT) on support mismatch; float views:
         UPPER (grid sum plus its error bound plus tail_p B, at least 0); mp/exact: UPPER
-        (plus tail_p B) when tail_p > 0, else EXACT. The mp/exact route does not look at
-        grid_exact: a grid of lower-bound values with tail_p = 0 is still labelled EXACT.
+        (plus tail_p B) when tail_p > 0 or the grid holds lower-bound values, else EXACT.
 
     Raises:
         ParameterError: an unknown direction.
@@ -354,7 +361,8 @@ def kl_divergence(view: ViewPair, *, direction: Direction | str = Direction.MAX,
     def one(v: ViewPair, d: Direction) -> Result:
         method = f"divergence.kl_divergence ({backend_note(v)})"
         if _has_infinite_loss(v):
-            return _result(math.inf, Kind.EXACT, d, 1.0, method + " [support mismatch]",
+            return _result(math.inf, _mismatch_kind(v), d, 1.0,
+                           method + " [support mismatch]",
                            quantity="kl")
         resid = float(v.tail_p) * v.residual_loss_bound if v.tail_p > 0 else 0.0
         if v.backend == "float":
@@ -374,6 +382,7 @@ def kl_divergence(view: ViewPair, *, direction: Direction | str = Direction.MAX,
                                 for pi, qi in zip(v.p, v.q, strict=True) if pi > 0)
         if v.tail_p > 0:
             return _result(value + resid, Kind.UPPER, d, 1.0, method, quantity="kl")
-        return _result(value, Kind.EXACT, d, 1.0, method, quantity="kl")
+        return _result(value, Kind.EXACT if v.grid_exact else Kind.UPPER, d, 1.0, method,
+                       quantity="kl")
 
     return over_directions(view, direction, one)

@@ -55,6 +55,9 @@ from accountant.result import Bracket, Direction, Kind, Result, Source
 from accountant.view import ViewPair
 
 __all__ = [
+    "PMF_RELATIVE_ERROR",
+    "half_logpmf",
+    "bracket_crossing",
     "ClonePair",
     "count_blocks",
     "fmt_clones",
@@ -69,7 +72,7 @@ __all__ = [
 
 _LOG_2PI = math.log(2.0 * math.pi)
 # Relative error of exp(log B) with the log-PMF error model at |log B| <= 750, plus slack.
-_REL = math.expm1(LOG_PMF_ABS_ERROR + LOG_PMF_REL_ERROR * 750.0) + 64 * UNIT_ROUNDOFF
+PMF_RELATIVE_ERROR = math.expm1(LOG_PMF_ABS_ERROR + LOG_PMF_REL_ERROR * 750.0) + 64 * UNIT_ROUNDOFF
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -165,9 +168,17 @@ def blanket_k_rr(*, n: int, epsilon0: float, k: int) -> ClonePair:
 
 
 # ------------------------------------------------------------------ per-c closed forms
-def _half_logpmf(x: np.ndarray, c: np.ndarray) -> np.ndarray:
+def half_logpmf(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     """log Bin(c, 1/2)(x), vectorized over c and x (Loader's form as in numeric.special,
-    with the same error model: c/2 and x - c/2 are exact in float)."""
+    with the same error model: c/2 and x - c/2 are exact in float).
+
+    Args:
+        x: points (integer-valued floats or ints).
+        c: numbers of trials, broadcast against x.
+
+    Returns:
+        The log-PMF values, -inf outside 0..c.
+    """
     x, c = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(c, dtype=float))
     out = np.full(x.shape, -np.inf)
     inside = (x >= 0) & (x <= c)
@@ -222,8 +233,8 @@ def _terms(pair: ClonePair, cs: np.ndarray, gamma: float,
     t = np.clip(np.floor(xstar).astype(np.int64) + 1, 1, cs + 1)
     a_coef = w - gamma * w1
     b_coef = (gamma - 1.0) * (w + w1)
-    log_b_prev = _half_logpmf(t - 1, cs)
-    log_b_t = _half_logpmf(t, cs)
+    log_b_prev = half_logpmf(t - 1, cs)
+    log_b_t = half_logpmf(t, cs)
     if terms is None:
         # terms decay like exp(-2 z j / sqrt(c)) past a threshold z standard deviations
         # above c/2; 24 / z sqrt(c) terms leave a remainder ~ e^-48 relative, which only
@@ -251,12 +262,12 @@ def _terms(pair: ClonePair, cs: np.ndarray, gamma: float,
         remainder = np.where((nxt <= cs) & (ratio < 1.0),
                              np.exp(last + log_b_t) / np.maximum(1.0 - ratio, 1e-300), 0.0)
     remainder = np.where((nxt <= cs) & (ratio >= 1.0), np.inf, remainder)
-    remainder = remainder * (1 + rel_sum + _REL)
+    remainder = remainder * (1 + rel_sum + PMF_RELATIVE_ERROR)
     first = a_coef * np.exp(log_b_prev)
-    rel = _REL + rel_sum + (terms + 4) * 2 * UNIT_ROUNDOFF
+    rel = PMF_RELATIVE_ERROR + rel_sum + (terms + 4) * 2 * UNIT_ROUNDOFF
     second = b_coef * partial
-    err = (rel * (np.abs(first) + second) * 1.01 + a_err * np.exp(log_b_prev) * (1 + _REL)
-           + 1e-300)
+    err = (rel * (np.abs(first) + second) * 1.01
+           + a_err * np.exp(log_b_prev) * (1 + PMF_RELATIVE_ERROR) + 1e-300)
     upper = first - second + err
     lower = first - second - b_coef * remainder - err
     slope = -(w1 * np.exp(log_b_prev) + (w + w1) * partial)
@@ -327,7 +338,7 @@ def count_blocks(n_other: int, q: float, tail: float, blocks: int,
     lin = np.exp(lp - mx)
     masses = np.add.reduceat(lin, starts - starts[0]) * math.exp(mx)
     size = int(np.max(ends - starts + 1))
-    masses *= 1 + _REL + size * 2 * UNIT_ROUNDOFF  # rounded up; lower ends scale back
+    masses *= 1 + PMF_RELATIVE_ERROR + size * 2 * UNIT_ROUNDOFF  # rounded up; lower ends scale back
     return starts, ends, masses, log_cut
 
 
@@ -344,7 +355,7 @@ def _delta_pair(pair: ClonePair, gamma: float, tail: float, blocks: int,
     both = np.concatenate([starts, ends])
     lo_all, hi_all, slope_all = _terms(pair, both, gamma, None)
     h_hi_start, h_lo_end = hi_all[:starts.size], lo_all[starts.size:]
-    shrink = 1 / (1 + _REL + 4 * UNIT_ROUNDOFF * (ends - starts + 1))
+    shrink = 1 / (1 + PMF_RELATIVE_ERROR + 4 * UNIT_ROUNDOFF * (ends - starts + 1))
     lower = math.fsum(masses * shrink * h_lo_end) * (1 - 1e-12)
     upper = math.fsum(masses * h_hi_start) * (1 + 1e-12) + cut * (1 + 1e-12)
     slope = math.fsum(masses * slope_all[:starts.size])
@@ -414,7 +425,7 @@ def epsilon_for_delta(pair: ClonePair, *, delta: float, blocks: int = 160,
             cache[e] = _delta_pair(pair, math.exp(e), tail, blocks, layout)
         return cache[e]
 
-    up, low = _crossing(f, delta, pair.epsilon0, relative_tolerance)
+    up, low = bracket_crossing(f, delta, pair.epsilon0, relative_tolerance)
     m = f"protocols.clone_pair.epsilon_for_delta({pair.description.get('pair')})"
     mk = lambda v, kind: Result(quantity="epsilon", value=v, kind=kind,  # noqa: E731
                                 direction=Direction.MAX, method=m, source=pair.source,
@@ -422,11 +433,22 @@ def epsilon_for_delta(pair: ClonePair, *, delta: float, blocks: int = 160,
     return Bracket(lower=mk(low, Kind.LOWER), upper=mk(up, Kind.UPPER))
 
 
-def _crossing(f: Any, delta: float, epsilon0: float, rtol: float) -> tuple[float, float]:
-    """(upper, lower): f(upper)[1] <= delta and f(lower)[0] > delta (lower = 0 if none),
-    for f(e) = (certified lower, certified upper, slope in gamma) of a nonincreasing
-    delta(e). Safeguarded Newton on g(e) = log upper(e) - log delta, bracketed by
-    a (g > 0) and b (g <= 0); bisection whenever Newton leaves the bracket."""
+def bracket_crossing(f: Any, delta: float, epsilon0: float,
+                     rtol: float) -> tuple[float, float]:
+    """The certified bracket of epsilon(delta) of a pair with a nonincreasing delta curve.
+
+    Safeguarded Newton on g(e) = log upper(e) - log delta, bracketed by a (g > 0) and b
+    (g <= 0); bisection whenever Newton leaves the bracket.
+
+    Args:
+        f: e -> (certified lower, certified upper, slope in gamma) of delta(e).
+        delta: the target, in (0, 1).
+        epsilon0: where delta(epsilon0) = 0 (the right end of the search).
+        rtol: the relative width at which the search stops.
+
+    Returns:
+        (upper, lower): f(upper)[1] <= delta and f(lower)[0] > delta (lower = 0 if none).
+    """
     if f(0.0)[1] <= delta:
         return 0.0, 0.0
     log_delta = math.log(delta)
@@ -510,7 +532,7 @@ def _renyi_excess_terms(pair: ClonePair, cs: np.ndarray,
         m = int(c) + 1
         lo, hi, log_out = binomial_log_window(m, 0.5, log_tail)
         x = np.arange(lo, hi + 1, dtype=float)
-        ld = _half_logpmf(x, np.full(x.shape, float(m)))
+        ld = half_logpmf(x, np.full(x.shape, float(m)))
         den = (w1 * x + w * (m - x)) / m
         q = 2.0 * np.exp(ld) * den
         q_rel = np.expm1(LOG_PMF_ABS_ERROR + LOG_PMF_REL_ERROR * np.abs(ld)) \
@@ -581,7 +603,7 @@ def renyi_curve(pair: ClonePair, *, alphas: list[float], blocks: int = 64,
     points = np.append(starts, ends[-1])
     lo_pts, hi_pts, log_lo_pts, log_up_pts = _renyi_excess_terms(pair, points, al)
     hi_start, lo_end = hi_pts[:, :-1], lo_pts[:, 1:]
-    shrink = 1 / (1 + _REL + 4 * UNIT_ROUNDOFF * (ends - starts + 1))
+    shrink = 1 / (1 + PMF_RELATIVE_ERROR + 4 * UNIT_ROUNDOFF * (ends - starts + 1))
     m = f"protocols.clone_pair.renyi_divergence({pair.description.get('pair')})"
     out = []
     for i, a in enumerate(al):

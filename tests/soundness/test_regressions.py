@@ -123,3 +123,34 @@ def test_k_rr_at_delta_below_the_float_range_of_two_over_tail():
 
     got = k_rr.epsilon_for_delta(n=1000, epsilon0=1.0, k=3, delta=1e-300)
     assert got.upper.value <= 1.0 and got.lower.value <= got.upper.value
+
+
+def test_renyi_curve_of_one_count_returns_its_bracket():
+    """binary_rr.renyi_curve indexed a Bracket like the old dict for 0 < ones < n-1
+    (TypeError); the ends bracket the count's exact Renyi divergence (oracle, both orders)."""
+    from accountant.protocols.binary_rr import BinaryRR
+
+    (b,) = BinaryRR(n=10, epsilon0=1.0, ones=3).renyi([2.0])
+    P, Q = binary_rr_pair(10, 1.0, 3)
+    truth = max(oracle.renyi(P, Q, 2.0), oracle.renyi(Q, P, 2.0))
+    assert b.lower.value <= truth <= b.upper.value
+
+
+def test_max_over_orders_never_mixes_lower_and_upper_ends():
+    """over_directions labelled EXACT+LOWER as UPPER; the maximum of a lower and an upper
+    end bounds nothing and is refused."""
+    from accountant import Direction, Kind, Result, ViewPair
+    from accountant.divergence.common import over_directions
+    from accountant.errors import PrecisionError
+
+    view = ViewPair.from_arrays([0.5, 0.5], [0.25, 0.75])
+
+    def make(kinds):
+        return lambda v, d: Result(quantity="delta", value=0.1, kind=kinds[d],
+                                   direction=d, method="test")
+    low = over_directions(view, Direction.MAX, make({Direction.P_Q: Kind.EXACT,
+                                                     Direction.Q_P: Kind.LOWER}))
+    assert low.kind is Kind.LOWER
+    with pytest.raises(PrecisionError):
+        over_directions(view, Direction.MAX, make({Direction.P_Q: Kind.UPPER,
+                                                   Direction.Q_P: Kind.LOWER}))

@@ -241,7 +241,7 @@ def renyi_curve(*, n: int, epsilon0: float, alphas: Sequence[float],
         rows = []
         for a in al:
             r = renyi_divergence(n=n, epsilon0=epsilon0, alpha=float(a), ones=ones)
-            rows.append((r["renyi_lower"], r["renyi"]))
+            rows.append((r.lower, r.upper))
         return rows
     special = special_pair_renyi(n=n, epsilon0=epsilon0, alphas=list(al))
     if ones is not None:

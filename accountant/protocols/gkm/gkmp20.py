@@ -78,8 +78,8 @@ def audit_not_pure(params: gkm.GkmParameters, *, ones: int | None = None) -> dic
 
     Returns:
         The audit record's JSON object with the verdict and looseness set accordingly:
-        "holds" (looseness 1.0) when the largest certified lower end is +inf, otherwise
-        "violated" (looseness 0.0), even when the upper end is +inf too.
+        "holds" (looseness 1.0) when the largest certified lower end is +inf, "violated"
+        (looseness 0.0) when the upper end is finite, "undecided" otherwise.
 
     Raises:
         ParameterError: the views do not fit in memory (`gkm.check_box_budget`), or ones
@@ -99,7 +99,10 @@ def audit_not_pure(params: gkm.GkmParameters, *, ones: int | None = None) -> dic
         computed_upper=max(uppers, key=lambda r: r.value),
         computed_lower=max(lowers, key=lambda r: r.value), params=params.to_json())
     out = record.to_json()
-    out["verdict"] = "holds" if record.computed_lower is not None and math.isinf(
-        float(record.computed_lower)) else "violated"
+    lower_inf = record.computed_lower is not None and math.isinf(float(record.computed_lower))
+    upper_finite = math.isfinite(float(record.computed_upper))
+    # holds only on a certified +inf; violated only on a certified finite value; a finite
+    # lower end with an infinite upper end decides nothing
+    out["verdict"] = "holds" if lower_inf else ("violated" if upper_finite else "undecided")
     out["looseness"] = 1.0 if out["verdict"] == "holds" else 0.0
     return out

@@ -185,7 +185,7 @@ def _grid(pair: BlanketCountPair, others: np.ndarray, log_tail: float) -> _Grid:
                  lo=np.array([r[0] for r in rows], dtype=np.int64), width=width,
                  log_pi=log_pi, dropped=np.array([r[2] for r in rows]),
                  slice_mass=((pair.w + pair.w_prime) * pi[:, :-1] + pair.w_other * pi[:, 1:])
-                 * (1 + clone_pair._REL))
+                 * (1 + clone_pair.PMF_RELATIVE_ERROR))
 
 
 def _h_many(pair: BlanketCountPair, gamma: float,
@@ -294,7 +294,7 @@ def _path_log_pmf(mp: np.ndarray, tp: np.ndarray, d: np.ndarray,
     grid = np.concatenate([steps, pad], axis=1).reshape(rows, blocks, _ANCHOR)
     cum = np.cumsum(grid, axis=2).reshape(rows, -1)[:, :size]
     cum_abs = np.cumsum(np.abs(grid), axis=2).reshape(rows, -1)[:, :size]
-    anchors = clone_pair._half_logpmf(tp[:, ::_ANCHOR].ravel(),
+    anchors = clone_pair.half_logpmf(tp[:, ::_ANCHOR].ravel(),
                                       mp[:, ::_ANCHOR].ravel()).reshape(rows, -1)
     base = np.repeat(anchors, _ANCHOR, axis=1)[:, :size]
     log_b = base + cum
@@ -377,7 +377,7 @@ def _delta_pair(pair: BlanketCountPair, gamma: float,
     starts, ends, masses, log_cut, grid = layout
     low, up, slope = _h_many(pair, gamma, grid)
     cut = math.exp(log_cut) if log_cut > -745 else 0.0
-    shrink = 1 / (1 + clone_pair._REL + 4 * _U * (ends - starts + 1))
+    shrink = 1 / (1 + clone_pair.PMF_RELATIVE_ERROR + 4 * _U * (ends - starts + 1))
     # H_N is nonincreasing in N: block i's lower end may use the next block's start
     # (its own start when the block is a single N)
     low_end = np.where(ends == starts, low[:-1], low[1:])
@@ -445,7 +445,7 @@ def epsilon_for_delta(pair: BlanketCountPair, *, delta: float, blocks: int = 64,
             cache[e] = _delta_pair(pair, math.exp(e), layout)
         return cache[e]
 
-    up, low = clone_pair._crossing(f, delta, pair.epsilon0, relative_tolerance)
+    up, low = clone_pair.bracket_crossing(f, delta, pair.epsilon0, relative_tolerance)
     m = "protocols.k_rr_blanket.epsilon_for_delta(blanket pair, N revealed)"
     mk = lambda v, kind: Result(quantity="epsilon", value=v, kind=kind,  # noqa: E731
                                 direction=Direction.MAX, method=m, source=pair.source,
