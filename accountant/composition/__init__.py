@@ -1,6 +1,13 @@
-"""Composition: RDP curves, subsampling, RDP -> (epsilon, delta) conversions, PLD and
-optimal (epsilon, delta) composition (docs/conversions.md)."""
+"""Composition: the accountant object, RDP curves, subsampling, RDP -> (epsilon, delta)
+conversions, PLD and optimal (epsilon, delta) composition (docs/conversions.md)."""
 
+from accountant.composition.accountant import (
+    Accountant,
+    EpsilonDelta,
+    GaussianNoise,
+    LaplaceNoise,
+    Subsampled,
+)
 from accountant.composition.conversion import (
     delta_best,
     delta_cks,
@@ -23,6 +30,11 @@ from accountant.composition.rdp import DEFAULT_ORDERS, RdpCurve
 from accountant.composition.subsampling import poisson_subsampled, without_replacement
 
 __all__ = [
+    "Accountant",
+    "EpsilonDelta",
+    "GaussianNoise",
+    "LaplaceNoise",
+    "Subsampled",
     "RdpCurve",
     "DEFAULT_ORDERS",
     "epsilon_mironov",

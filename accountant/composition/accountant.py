@@ -1,0 +1,628 @@
+"""The accountant object: a ledger of events and the certified routes that answer it
+(docs/conversions.md#the-accountant).
+
+    acc = Accountant(neighboring="substitute")
+    acc.compose(Subsampled(LDP(n=100_000, epsilon0=3.0), 0.01), count=1000)
+    acc.compose(GaussianNoise(4.0), count=100)
+    acc.get_epsilon(1e-5)          # a Bracket; its upper end is certified
+
+Events: a protocol `Mechanism` (composed through its dominating pair), a `ViewPair` (one
+neighbouring pair's view: the numbers are that pair's), an `EpsilonDelta`, a `GaussianNoise`
+or `LaplaceNoise`, an `RdpCurve`, a `Subsampled(event, rate)` of any of these but a view, and
+dp_accounting's events (`GaussianDpEvent`, `LaplaceDpEvent`, `PoissonSampledDpEvent`,
+`SelfComposedDpEvent`, `ComposedDpEvent`; translated through its public classes, imported
+only then).
+
+Routes, each used when every entry of the ledger supports it:
+
+- `pld`: the certified PLD engine on each entry's dominating pair (upper end) and, where
+  the entries have one, on pairs whose value is a lower bound (lower end);
+- `rdp`: the sum of the entries' RDP curves, converted (Mironov, CKS, optimal); a curve
+  built by a pipeline that is not a theorem (ZW19 on a replace-one curve) is heuristic:
+  listed, never an end of the bracket;
+- `kov`: identical (epsilon, delta) entries, composed exactly (KOV);
+- `analytic`: Gaussian entries only (no sampling): one Gaussian with mu^2 summed; or a
+  single Laplace run (closed form).
+
+The bracket's upper end is the smallest certified upper bound, its lower end the largest
+lower bound, each naming its route in its method.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import mpmath
+
+from accountant.composition import conversion, kov, pld, subsampling
+from accountant.composition.interop import (
+    EpsilonDelta,
+    GaussianNoise,
+    LaplaceNoise,
+    Subsampled,
+    is_dp_event,
+    translate_dp_event,
+)
+from accountant.composition.noise import (
+    NoisePair,
+    analytic_source,
+    gaussian_delta,
+    gaussian_epsilon,
+    noise_rdp_curve,
+    sensitivity_factor,
+)
+from accountant.composition.rdp import DEFAULT_ORDERS, ROUNDS, RdpCurve
+from accountant.composition.subsampled import RELATIONS, SubsampledPair
+from accountant.domains import DELTA, EPSILON
+from accountant.errors import AccountantError, ParameterError
+from accountant.numeric import rounding
+from accountant.pairs import clones
+from accountant.pairs.clones import ClonePair
+from accountant.protocols.contract import DominatingPair, Mechanism
+from accountant.result import Bracket, Direction, Kind, Result
+from accountant.view import ViewPair
+
+__all__ = ["Accountant", "LedgerEntry", "Report", "dominating_source", "ROUTES",
+           "EpsilonDelta", "GaussianNoise", "LaplaceNoise", "Subsampled", "SPARSE_ORDERS"]
+
+ROUTES = ("analytic", "pld", "rdp", "kov")
+# Fewer orders for expensive pairs (2-D views, clone mixtures); chords fill in between.
+SPARSE_ORDERS = (1.1, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 64.0)
+_LARGE_VIEW = 200_000
+
+
+def dominating_source(dominating: DominatingPair | None) -> Any:
+    """A pair the PLD engine composes that dominates every neighbouring pair.
+
+    The contract's pair itself (a `ViewPair` or a clones-family pair), or for k-RR's
+    N-revealing blanket pair the k-RR blanket pair of `accountant.pairs.clones`, which
+    reveals more (docs/single-message.md#blanket-pairs-for-k-rr) and so dominates it too.
+
+    Args:
+        dominating: `Mechanism.dominating_pair()`.
+
+    Returns:
+        A `ViewPair`, a `ClonePair`, or None.
+    """
+    if dominating is None:
+        return None
+    pair = dominating.pair
+    if isinstance(pair, ViewPair | ClonePair):
+        return pair
+    if all(hasattr(pair, a) for a in ("n", "epsilon0", "k", "blanket_probability")):
+        return clones.blanket_k_rr(n=pair.n, epsilon0=pair.epsilon0, k=pair.k)
+    return None
+
+
+@dataclass
+class LedgerEntry:
+    """One composed event with what each route needs (None where it has nothing).
+
+    Attributes:
+        label: a short description.
+        count: how many times it runs.
+        upper_source: a pair for the PLD engine dominating every neighbouring pair.
+        lower_source: a pair whose (optimistic) PLD value is a lower bound on the event's.
+        curve_factory: builds the event's RDP curve (UPPER/EXACT, or HEURISTIC), or None.
+        eps_delta: (epsilon, delta) for KOV when the event is exactly the class of
+            (epsilon, delta)-DP mechanisms.
+        gaussian_mu: sensitivity/sigma of an unsampled Gaussian (analytic route).
+        laplace_epsilon0: sensitivity/b of an unsampled Laplace event (analytic route when
+            it is the only run in the ledger).
+        notes: why routes are missing, by route name.
+        pair_only: the event is one neighbouring pair's view (values are that pair's).
+    """
+
+    label: str
+    count: int
+    upper_source: Any = None
+    lower_source: Any = None
+    curve_factory: Callable[[], RdpCurve | None] | None = None
+    eps_delta: tuple[float, float] | None = None
+    gaussian_mu: float | None = None
+    laplace_epsilon0: float | None = None
+    notes: dict[str, str] = field(default_factory=dict)
+    pair_only: bool = False
+    _curve: Any = field(default=None, repr=False)
+    _curve_done: bool = field(default=False, repr=False)
+
+    def curve(self) -> RdpCurve | None:
+        """The event's RDP curve for one run (built once).
+
+        Returns:
+            The curve, or None when the event has none.
+        """
+        if not self._curve_done:
+            self._curve = None if self.curve_factory is None else self.curve_factory()
+            self._curve_done = True
+        return self._curve
+
+
+@dataclass(frozen=True)
+class Report:
+    """Every route's answer and the bracket they give.
+
+    Attributes:
+        quantity: "epsilon" or "delta".
+        at: the other coordinate.
+        bracket: lower and upper ends (`pair_lower`: the dominating pairs' own lower end).
+        entries: one dict per route answer: "method" (route name) and "result" (a
+            `Result`) or "skipped" (why), plus route details (discretization, ...).
+    """
+
+    quantity: str
+    at: float
+    bracket: Bracket
+    entries: tuple[dict[str, Any], ...]
+
+    @property
+    def heuristic(self) -> bool:
+        """Whether a listed value is heuristic (not a bound)."""
+        return any(e["result"].kind is Kind.HEURISTIC for e in self.entries if "result" in e)
+
+
+class Accountant:
+    """A ledger of composed events answered by certified routes (module docstring).
+
+    Args:
+        neighboring: "substitute" (one user's data changes; dp_accounting's REPLACE_ONE) or
+            "add-remove" (one user is present or absent).
+
+    Raises:
+        ParameterError: an unknown relation.
+    """
+
+    def __init__(self, neighboring: str = "substitute") -> None:
+        if neighboring not in RELATIONS:
+            raise ParameterError(f"neighboring={neighboring!r} is outside {set(RELATIONS)}")
+        self._relation = neighboring
+        self._ledger: list[LedgerEntry] = []
+
+    @property
+    def neighboring(self) -> str:
+        """The neighbouring relation."""
+        return self._relation
+
+    @property
+    def ledger(self) -> tuple[LedgerEntry, ...]:
+        """The composed entries, in order."""
+        return tuple(self._ledger)
+
+    # ------------------------------------------------------------------ composing
+    def compose(self, event: Any, count: int = 1) -> Accountant:
+        """Add `count` runs of `event` (module docstring lists the events).
+
+        Args:
+            event: the event.
+            count: how many times it runs (>= 1).
+
+        Returns:
+            self (calls chain).
+
+        Raises:
+            ParameterError: an unsupported event or a bad count.
+        """
+        ROUNDS.check(count)
+        count = int(count)
+        if is_dp_event(event):
+            for inner, c in translate_dp_event(event, count):
+                self.compose(inner, c)
+            return self
+        self._ledger.append(self._entry(event, count))
+        return self
+
+    def _entry(self, event: Any, count: int) -> LedgerEntry:
+        rate = None
+        if isinstance(event, Subsampled):
+            rate = float(event.rate)
+            event = event.event
+            if rate == 1 and self._relation == "substitute":
+                rate = None  # the substitute relation at q = 1 is the plain round
+        if isinstance(event, Mechanism):
+            return self._mechanism(event, count, rate)
+        if isinstance(event, ViewPair):
+            if rate is not None:
+                raise ParameterError("one pair's view cannot be subsampled; compose the "
+                                     "protocol's Mechanism instead")
+            return _view_entry(event, count)
+        if isinstance(event, EpsilonDelta):
+            return self._eps_delta(event, count, rate)
+        if isinstance(event, GaussianNoise | LaplaceNoise):
+            return self._noise(event, count, rate)
+        if isinstance(event, RdpCurve):
+            return self._rdp(event, count, rate)
+        raise ParameterError(f"{type(event).__name__} is not an event the accountant "
+                             "composes (Mechanism, ViewPair, EpsilonDelta, GaussianNoise, "
+                             "LaplaceNoise, RdpCurve, Subsampled or a dp_accounting event)")
+
+    def _mechanism(self, mech: Mechanism, count: int, rate: float | None) -> LedgerEntry:
+        label = f"{mech.name}(" + ", ".join(f"{k}={v}" for k, v in mech.params().items()
+                                            if v is not None) + ")"
+        dominating = mech.dominating_pair()
+        source = dominating_source(dominating)
+        notes: dict[str, str] = {}
+        renyi_label = ", ".join(f"{k}={v}" for k, v in mech.params().items())
+
+        def base_curve() -> RdpCurve | None:
+            results = [b.upper for b in mech.renyi(SPARSE_ORDERS + (math.inf,))]
+            if any(r is None for r in results):
+                return None
+            return RdpCurve.from_results(results, method=f"protocols.{mech.name}.renyi("
+                                                         f"{renyi_label}) upper bounds")
+
+        if rate is None and self._relation == "substitute":
+            view = mech.view_pair()
+            if source is None:
+                notes["pld"] = f"{label}: {mech.no_pair_reason}"
+            return LedgerEntry(label, count, upper_source=source,
+                               lower_source=view if view is not None and view.grid_exact
+                               else None, curve_factory=base_curve, notes=notes)
+        q = 1.0 if rate is None else rate
+        label = f"{label} sampled at q={q}" if rate is not None else label
+        upper = None
+        if isinstance(source, ClonePair):
+            # add/remove at q = 1: the message count reveals presence (delta = 1, honestly)
+            upper = SubsampledPair(source, q, self._relation)
+        else:
+            notes["pld"] = (f"{label}: subsampled/add-remove PLD needs a protocol with a "
+                            "clones or blanket pair")
+
+        def heuristic_curve() -> RdpCurve | None:
+            base = base_curve()
+            if base is None:
+                return None
+            # ZW19 is an add/remove theorem; protocol curves are replace-one guarantees:
+            # Girgis et al.'s Fig. 5 pipeline, labelled heuristic
+            return subsampling.poisson_subsampled(base, sampling_rate=q,
+                                                  base_relation="replace-one")
+
+        return LedgerEntry(label, count, upper_source=upper, curve_factory=heuristic_curve,
+                           notes=notes)
+
+    def _eps_delta(self, event: EpsilonDelta, count: int, rate: float | None) -> LedgerEntry:
+        e, d = float(event.epsilon), float(event.delta)
+        label = f"eps-delta(epsilon={e}, delta={d})"
+        if rate is None:
+            pair = kov.kov_view_pair(epsilon=e, delta=d)
+            factory = (lambda: RdpCurve.from_pure_dp(e, DEFAULT_ORDERS)) if d == 0 else None
+            return LedgerEntry(label, count, upper_source=pair, lower_source=pair,
+                               curve_factory=factory, eps_delta=(e, d),
+                               notes={} if d == 0 else {"rdp": f"{label} has no RDP curve"})
+        label += f" sampled at q={rate}"
+        base = (lambda: RdpCurve.from_pure_dp(e, [float(a) for a in range(2, 65)])) \
+            if d == 0 else None
+        relation = "add-remove" if self._relation == "add-remove" else "replace-one"
+        factory = None if base is None else (lambda: subsampling.poisson_subsampled(
+            base(), sampling_rate=rate, base_relation=relation))
+        notes = {} if d == 0 else {"rdp": f"{label} has no RDP curve"}
+        upper = None
+        if self._relation == "add-remove":
+            # amplification by Poisson sampling for add/remove: (log(1 + q(e^eps - 1)), q delta)
+            e2 = rounding.up(math.log1p(rate * math.expm1(e)) * (1 + 8 * rounding.UNIT_ROUNDOFF))
+            d2 = rounding.up(rate * d)
+            upper = kov.kov_view_pair(epsilon=e2, delta=d2)
+        else:
+            notes["pld"] = (f"{label}: an (epsilon, delta) guarantee under substitution says "
+                            "nothing about absent users; no certified subsampled bound")
+        return LedgerEntry(label, count, upper_source=upper, curve_factory=factory,
+                           notes=notes)
+
+    def _noise(self, event: GaussianNoise | LaplaceNoise, count: int,
+               rate: float | None) -> LedgerEntry:
+        family = "gaussian" if isinstance(event, GaussianNoise) else "laplace"
+        scale = float(event.noise_multiplier)
+        pair = NoisePair(family, scale, 1.0 if rate is None else rate, self._relation)
+        label = f"{family}(noise_multiplier={scale}" + (
+            f", sampled at q={rate})" if rate is not None else ")")
+        relation = self._relation
+        if rate is None:
+            inv = sensitivity_factor(relation) / scale
+            return LedgerEntry(label, count, upper_source=pair, lower_source=pair,
+                               curve_factory=lambda: noise_rdp_curve(family, scale, relation),
+                               gaussian_mu=inv if family == "gaussian" else None,
+                               laplace_epsilon0=inv if family == "laplace" else None)
+        base = "add-remove" if relation == "add-remove" else "replace-one"
+        return LedgerEntry(label, count, upper_source=pair, lower_source=pair,
+                           curve_factory=lambda: subsampling.poisson_subsampled(
+                               noise_rdp_curve(family, scale, relation,
+                                               tuple(float(a) for a in range(2, 65))),
+                               sampling_rate=rate, base_relation=base))
+
+    def _rdp(self, curve: RdpCurve, count: int, rate: float | None) -> LedgerEntry:
+        label = f"rdp-curve({curve.method})"
+        notes = {"pld": f"{label}: an RDP curve has no privacy-loss distribution"}
+        if rate is None:
+            return LedgerEntry(label, count, curve_factory=lambda: curve, notes=notes)
+        base = "add-remove" if self._relation == "add-remove" else "replace-one"
+        return LedgerEntry(f"{label} sampled at q={rate}", count, notes=notes,
+                           curve_factory=lambda: subsampling.poisson_subsampled(
+                               curve, sampling_rate=rate, base_relation=base))
+
+    # ------------------------------------------------------------------ answering
+    def get_epsilon(self, delta: float, *, method: str = "all",
+                    discretization: float | None = None) -> Bracket:
+        """epsilon(delta) of the composition.
+
+        Args:
+            delta: in (0, 1).
+            method: "all" or one route of `ROUTES`.
+            discretization: PLD grid width (None: automatic).
+
+        Returns:
+            A `Bracket`: certified upper end (its method names the route that won), lower
+            end where every entry has one, the dominating pairs' own lower end.
+        """
+        return self.report(delta=delta, method=method, discretization=discretization).bracket
+
+    def get_delta(self, epsilon: float, *, method: str = "all",
+                  discretization: float | None = None) -> Bracket:
+        """delta(epsilon) of the composition.
+
+        Args:
+            epsilon: >= 0.
+            method: "all" or one route of `ROUTES`.
+            discretization: PLD grid width (None: automatic).
+
+        Returns:
+            A `Bracket` as for `get_epsilon`.
+        """
+        return self.report(epsilon=epsilon, method=method,
+                           discretization=discretization).bracket
+
+    def report(self, *, delta: float | None = None, epsilon: float | None = None,
+               method: str = "all", discretization: float | None = None) -> Report:
+        """Every route's answer at one point, and the bracket.
+
+        Args:
+            delta, epsilon: exactly one: where to read the other coordinate.
+            method: "all" or one route of `ROUTES`.
+            discretization: PLD grid width (None: automatic).
+
+        Returns:
+            The `Report`.
+
+        Raises:
+            ParameterError: an empty ledger, a bad point or an unknown method.
+        """
+        if not self._ledger:
+            raise ParameterError("the ledger is empty: compose at least one event")
+        if (delta is None) == (epsilon is None):
+            raise ParameterError("give exactly one of delta and epsilon")
+        if delta is not None:
+            DELTA.check(delta)
+        else:
+            EPSILON.check(epsilon)
+        if method != "all" and method not in ROUTES:
+            raise ParameterError(f"method={method!r} is outside {{'all', "
+                                 f"{', '.join(repr(r) for r in ROUTES)}}}")
+        entries: list[dict[str, Any]] = []
+        for route in ROUTES:
+            if method in ("all", route):
+                entries += getattr(self, f"_route_{route}")(delta, epsilon, discretization,
+                                                            method == route)
+        quantity = "epsilon" if delta is not None else "delta"
+        at = float(delta if delta is not None else epsilon)
+        return Report(quantity, at, _bracket(entries, quantity, at), tuple(entries))
+
+    def _route_analytic(self, delta: float | None, epsilon: float | None,
+                        discretization: float | None, asked: bool) -> list[dict[str, Any]]:
+        ledger = self._ledger
+        if len(ledger) == 1 and ledger[0].count == 1 and ledger[0].laplace_epsilon0:
+            return _laplace_exact(ledger[0].laplace_epsilon0, delta, epsilon)
+        if any(e.gaussian_mu is None for e in ledger):
+            return [{"method": "analytic", "skipped": "the analytic route composes "
+                                                      "unsampled Gaussian events only (or "
+                                                      "one Laplace run)"}] if asked else []
+        mu = math.sqrt(math.fsum(e.count * e.gaussian_mu ** 2 for e in ledger))
+        mu = rounding.up(mu * (1 + 8 * rounding.UNIT_ROUNDOFF))
+        mu_low = rounding.down(mu * (1 - 24 * rounding.UNIT_ROUNDOFF))
+        if delta is not None:
+            low, up = gaussian_epsilon(mu_low, delta)[0], gaussian_epsilon(mu, delta)[1]
+            quantity, at = "epsilon", delta
+        else:
+            low, up = gaussian_delta(mu_low, epsilon)[0], gaussian_delta(mu, epsilon)[1]
+            quantity, at = "delta", epsilon
+        name = f"composition.noise.gaussian_{quantity}(mu={mu:.12g})"
+        return _pair(quantity, at, low, up, "analytic.gaussian", name, analytic_source())
+
+    def _route_pld(self, delta: float | None, epsilon: float | None,
+                   discretization: float | None, asked: bool) -> list[dict[str, Any]]:
+        uppers = [e.upper_source for e in self._ledger]
+        lowers = [e.lower_source for e in self._ledger]
+        same = all(u is low for u, low in zip(uppers, lowers, strict=True))
+        entries: list[dict[str, Any]] = []
+        if all(u is not None for u in uppers):
+            try:
+                out = pld.compose_views([(u, e.count) for u, e in zip(uppers, self._ledger,
+                                                                      strict=True)],
+                                        delta=delta, epsilon=epsilon,
+                                        discretization=discretization)
+            except (AccountantError, MemoryError) as exc:
+                entries.append({"method": "pld", "skipped": str(exc)})
+            else:
+                entry: dict[str, Any] = {
+                    "method": "pld.pessimistic",
+                    "result": out.upper.with_(method=f"[pld] {out.upper.method}"),
+                    "discretization": out.discretization, "relative_gap": out.relative_gap,
+                    "error_ledger": out.error}
+                if self._relation == "add-remove" or any(
+                        isinstance(u, SubsampledPair) for u in uppers):
+                    entry["relation"] = self._relation
+                if out.lower is not None and not same:
+                    # the dominating pairs' own certified lower end: how tight the numerics
+                    # are, not a lower bound on the mechanism
+                    entry["pair_lower"] = float(out.lower)
+                    entry["pair_lower_result"] = out.lower
+                entries.append(entry)
+                if out.lower is not None and same:
+                    entries.append({"method": "pld.optimistic", "result": out.lower.with_(
+                        method=f"[pld] {out.lower.method}")})
+        else:
+            entries.append({"method": "pld", "skipped": "; ".join(
+                e.notes.get("pld", f"{e.label}: no dominating pair") for e in self._ledger
+                if e.upper_source is None)})
+        if not same and all(low is not None for low in lowers):
+            try:
+                out = pld.compose_views([(low, e.count) for low, e in zip(
+                    lowers, self._ledger, strict=True)], delta=delta, epsilon=epsilon,
+                    discretization=discretization)
+            except (AccountantError, MemoryError):
+                out = None
+            if out is not None and out.lower is not None:
+                # the optimistic value of one neighbouring pair: a lower bound on the mechanism
+                entries.append({"method": "pld.special_pair.optimistic",
+                                "result": out.lower.with_(method=f"[pld] {out.lower.method}")})
+        return entries
+
+    def rdp_curve(self) -> RdpCurve | None:
+        """The composed RDP curve of the ledger (each curve times its count, summed).
+
+        Returns:
+            The curve (HEURISTIC if any part is), or None when some entry has none.
+        """
+        curves = []
+        for e in self._ledger:
+            c = e.curve()
+            if c is None:
+                return None
+            curves.append(c.times(e.count))
+        if not curves:
+            return None
+        return curves[0].compose(*curves[1:]) if len(curves) > 1 else curves[0]
+
+    def _route_rdp(self, delta: float | None, epsilon: float | None,
+                   discretization: float | None, asked: bool) -> list[dict[str, Any]]:
+        missing = [e for e in self._ledger if e.curve() is None]
+        if missing:
+            return [{"method": "rdp", "skipped": "; ".join(
+                e.notes.get("rdp", f"{e.label} has no certified RDP curve") for e in missing)}]
+        total = self.rdp_curve()
+        assert total is not None
+        if delta is not None:
+            _, results = conversion.epsilon_best(total, delta=delta)
+        else:
+            _, results = conversion.delta_best(total, epsilon=epsilon)
+        names = ["rdp.mironov", "rdp.cks", "rdp.optimal"]
+        return [{"method": name, "result": r.with_(method=f"[rdp] {r.method}")}
+                for name, r in zip(names, results, strict=True)]
+
+    def _route_kov(self, delta: float | None, epsilon: float | None,
+                   discretization: float | None, asked: bool) -> list[dict[str, Any]]:
+        pairs = {e.eps_delta for e in self._ledger}
+        if None in pairs:
+            return [{"method": "kov", "skipped": "KOV composes eps-delta mechanisms only, "
+                                                 "without subsampling"}]
+        if len(pairs) > 1:
+            return [{"method": "kov", "skipped": "heterogeneous (epsilon, delta): the exact "
+                                                 "optimum is #P-hard; see the pld entries"}]
+        (e, d), = pairs
+        k = sum(x.count for x in self._ledger)
+        out: list[dict[str, Any]] = []
+        if delta is not None:
+            out.append({"method": "kov", "result": kov.epsilon_kov(
+                epsilon=e, delta=d, rounds=k, delta_total=delta)})
+            try:
+                out.append({"method": "drv", "result": kov.epsilon_drv(
+                    epsilon=e, delta=d, rounds=k, delta_total=delta)})
+            except AccountantError as exc:
+                out.append({"method": "drv", "skipped": str(exc)})
+        else:
+            out.append({"method": "kov", "result": kov.delta_kov(
+                epsilon=e, delta=d, rounds=k, epsilon_total=epsilon)})
+            out.append({"method": "drv", "result": kov.delta_drv(
+                epsilon=e, delta=d, rounds=k, epsilon_total=epsilon)})
+        for item in out:
+            if "result" in item:
+                item["result"] = item["result"].with_(method=f"[kov] {item['result'].method}")
+        return out
+
+    # ------------------------------------------------------------------ exports
+    def loss_pmfs(self, discretization: float, *, pessimistic: bool = True,
+                  tail: float = 1e-15) -> list[pld.LossPmf]:
+        """The composed discretised PLD of the ledger's dominating pairs (both orders, or one
+        when every pair is symmetric), with its error ledger: the object to export
+        (`interop.to_dp_accounting_pld`) or to read with `pld.delta_of`/`pld.epsilon_of`.
+
+        Args:
+            discretization: grid width.
+            pessimistic: upper (True) or lower (False) measures.
+            tail: truncation threshold per step (moved in the safe direction).
+
+        Returns:
+            One or two `LossPmf`s.
+
+        Raises:
+            ParameterError: an entry without a dominating pair.
+        """
+        missing = [e.label for e in self._ledger if e.upper_source is None]
+        if missing or not self._ledger:
+            raise ParameterError("no PLD for " + (", ".join(missing) or "an empty ledger"))
+        return pld.compose_measures([(e.upper_source, e.count) for e in self._ledger],
+                                    discretization, pessimistic=pessimistic, tail=tail)
+
+
+def _view_entry(view: ViewPair, count: int) -> LedgerEntry:
+    label = "view(" + ", ".join(f"{k}={v}" for k, v in dict(view.description).items()
+                                if not isinstance(v, dict | list)) + ")"
+    orders = DEFAULT_ORDERS
+    if view.size > _LARGE_VIEW:
+        orders = SPARSE_ORDERS + (math.inf,)
+    return LedgerEntry(label, count, upper_source=view,
+                       lower_source=view if view.grid_exact else None,
+                       curve_factory=lambda: RdpCurve.from_view(view, orders), pair_only=True)
+
+
+def _pair(quantity: str, at: float, low: float, up: float, route: str, name: str,
+          source: Any) -> list[dict[str, Any]]:
+    return [{"method": f"{route}.{kind.value}", "result": Result(
+        quantity=quantity, value=value, kind=kind, direction=Direction.MAX,
+        method=f"[analytic] {name}", source=source, at=at)}
+        for kind, value in ((Kind.UPPER, up), (Kind.LOWER, low))]
+
+
+def _laplace_exact(eps0: float, delta: float | None,
+                   epsilon: float | None) -> list[dict[str, Any]]:
+    """One Laplace run with eps0 = s/b: delta(eps) = 1 - e^((eps - eps0)/2) for
+    eps < eps0, else 0 (the loss is eps0 w.p. 1/2, and on (-eps0, eps0) has density
+    e^(l/2 - eps0/2)/4 under P: docs/conversions.md#gaussian-and-laplace-events); evaluated in
+    40-digit arithmetic and rounded outwards."""
+    with mpmath.workdps(40):
+        e0 = mpmath.mpf(eps0)
+        if delta is not None:
+            v = max(mpmath.mpf(0), e0 + 2 * mpmath.log1p(-mpmath.mpf(delta)))
+            quantity, at = "epsilon", delta
+        else:
+            v = max(mpmath.mpf(0), -mpmath.expm1((mpmath.mpf(epsilon) - e0) / 2))
+            quantity, at = "delta", epsilon
+        slack = mpmath.mpf(10) ** -35 * (1 + abs(v))
+        low, up = max(0.0, rounding.down(v - slack)), rounding.up(v + slack)
+    return _pair(quantity, at, low, up, "analytic.laplace",
+                 f"accountant._laplace_exact(epsilon0={eps0!r})", None)
+
+
+def _bracket(entries: list[dict[str, Any]], quantity: str, at: float) -> Bracket:
+    """Smallest certified upper end, largest lower end; HEURISTIC values never count."""
+    results = [e["result"] for e in entries if "result" in e]
+    uppers = [r for r in results if r.kind in (Kind.EXACT, Kind.UPPER)]
+    lowers = [r for r in results if r.kind in (Kind.EXACT, Kind.LOWER)]
+    exact = [r for r in results if r.kind is Kind.EXACT]
+    if exact:
+        upper = lower = exact[0]
+    else:
+        upper = min(uppers, key=float) if uppers else Result(
+            quantity=quantity, value=math.inf if quantity == "epsilon" else 1.0,
+            kind=Kind.UPPER, direction=Direction.MAX,
+            method="no certified route applies (trivial bound)", at=at)
+        lower = max(lowers, key=float) if lowers else None
+        if lower is not None and float(lower) > float(upper):
+            raise AccountantError(f"lower end {float(lower)} above upper end {float(upper)}: "
+                                  f"{lower.method} vs {upper.method}")
+    pair_lower = next((e["pair_lower_result"] for e in entries if "pair_lower_result" in e),
+                      None)
+    return Bracket(lower=lower, upper=upper,
+                   pair_lower=None if pair_lower is None else pair_lower.with_(
+                       method=f"[pld, dominating pairs] {pair_lower.method}"),
+                   pair_name="dominating" if pair_lower is not None else None)

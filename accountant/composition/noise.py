@@ -1,0 +1,421 @@
+"""Additive-noise mechanisms (Gaussian, Laplace), optionally Poisson-subsampled, as pairs for
+the certified PLD engine, with their RDP curves and the analytic Gaussian
+(docs/conversions.md#gaussian-and-laplace-events).
+
+Conventions are dp_accounting's (so that one ledger answers the same questions as its
+`GaussianDpEvent` / `LaplaceDpEvent`): noise of scale `sigma` (Gaussian standard deviation)
+or `b` (Laplace parameter) in units of the sensitivity, and with sampling rate q
+
+- add/remove, "remove" order: upper = q mu(x + 1) + (1 - q) mu(x), lower = mu(x);
+- add/remove, "add" order: upper = mu(x), lower = q mu(x - 1) + (1 - q) mu(x);
+- substitute ("replace"): upper = q mu(x + 1) + (1 - q) mu(x),
+  lower = q mu(x - 1) + (1 - q) mu(x) (at q = 1: the shift pair with sensitivity 2).
+
+In each case the loss L(x) = log(upper(x)/lower(x)) is continuous and nonincreasing in x (a
+nondecreasing function of the loss of one shifted pair, which is nonincreasing), so the
+upper measure of the loss cell between two points a < b is the upper-mass of [a, b] and its
+largest loss is L(a).
+
+Discretisation (`NoisePair.loss_pmfs`): the x-range [x_lo, x_hi] holds all but about
+tail/8 of the upper mass; the grid levels k Delta are pulled back to x-edges by bisection
+(the edges need not be accurate: a cell's grid index comes from a forward evaluation of L at
+its end, with a margin covering that evaluation's rounding); a cell's mass is bounded above
+and below from the noise's log-survival function (scipy's `log_ndtr` for the Gaussian,
+assumed accurate to `SPECIAL_RELATIVE` relative; closed forms for Laplace). Pessimistic:
+cell mass bounded above at index ceil(L(a)/Delta), the mass left of x_lo to +inf, the mass
+right of x_hi at the last cell's index. Optimistic: bounded below at floor(L(b)/Delta),
+tails dropped.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import mpmath
+import numpy as np
+from scipy import special
+
+from accountant.composition.pld import LossPmf, grid_index, pmf_from_entries
+from accountant.composition.rdp import DEFAULT_ORDERS, RdpCurve
+from accountant.domains import DELTA, EPSILON
+from accountant.errors import ParameterError, PrecisionError
+from accountant.numeric import rounding
+from accountant.result import Source
+
+__all__ = ["NoisePair", "FAMILIES", "SPECIAL_RELATIVE", "gaussian_delta", "gaussian_epsilon",
+           "noise_rdp_curve", "sensitivity_factor", "analytic_source"]
+
+FAMILIES = ("gaussian", "laplace")
+# Assumed relative accuracy of scipy.special.log_ndtr (cephes-based; measured against
+# 40-digit mpmath in tests/composition/test_noise.py at about 1e-16).
+SPECIAL_RELATIVE = 1e-14
+_U = rounding.UNIT_ROUNDOFF
+_MAX_CELLS = 8_000_000
+_BALLE_WANG = Source(citation="Balle, Wang, ICML 2018",
+                     locator="Theorem 8 (analytic Gaussian); T Gaussians compose to one with "
+                             "mu^2 summed (docs/conversions.md#gaussian-and-laplace-events)")
+_MIRONOV = Source(citation="Mironov, CSF 2017", locator="Table II (Gaussian, Laplace RDP)")
+
+
+def sensitivity_factor(relation: str) -> float:
+    """Shift between the two hypotheses in units of the sensitivity: 1 for add/remove, 2 for
+    substitute (dp_accounting's REPLACE_ONE convention).
+
+    Args:
+        relation: "add-remove" or "substitute".
+
+    Returns:
+        1.0 or 2.0.
+
+    Raises:
+        ParameterError: an unknown relation.
+    """
+    if relation == "add-remove":
+        return 1.0
+    if relation == "substitute":
+        return 2.0
+    raise ParameterError(f"relation={relation!r} is outside {{'substitute', 'add-remove'}}")
+
+
+@dataclass(frozen=True, slots=True)
+class NoisePair:
+    """The pair(s) of one Gaussian or Laplace event (module docstring).
+
+    Attributes:
+        family: "gaussian" or "laplace".
+        scale: sigma or b over the sensitivity (dp_accounting's noise_multiplier), > 0.
+        sampling_rate: Poisson sampling rate q in (0, 1].
+        relation: "add-remove" (orders remove and add) or "substitute" (one symmetric pair).
+    """
+
+    family: str
+    scale: float
+    sampling_rate: float = 1.0
+    relation: str = "add-remove"
+
+    def __post_init__(self) -> None:
+        if self.family not in FAMILIES:
+            raise ParameterError(f"family={self.family!r} is outside {set(FAMILIES)}")
+        if not (isinstance(self.scale, int | float) and 0 < self.scale < math.inf):
+            raise ParameterError(f"noise scale={self.scale!r} is outside (0, inf)")
+        if not 0 < self.sampling_rate <= 1:
+            raise ParameterError(f"sampling_rate={self.sampling_rate!r} is outside (0, 1]")
+        sensitivity_factor(self.relation)
+
+    @property
+    def description(self) -> dict[str, Any]:
+        """The family, scale, rate and relation (for labels)."""
+        return {"pair": f"{self.family} noise", "scale": self.scale,
+                "sampling_rate": self.sampling_rate, "relation": self.relation}
+
+    def orders(self) -> tuple[str, ...]:
+        """The orders composed: ("remove", "add") for add/remove, ("replace",) otherwise.
+
+        Returns:
+            The order names, in the engine's order (first: P = the dataset with the user).
+        """
+        return ("replace",) if self.relation == "substitute" else ("remove", "add")
+
+    # ----------------------------------------------------------------- the two laws
+    def _mixtures(self, order: str) -> tuple[list[tuple[float, float, float]],
+                                             list[tuple[float, float, float]]]:
+        """(weight, log weight, centre) components of upper and lower, in units of scale."""
+        t = 1.0 / self.scale
+        q = float(self.sampling_rate)
+        rest = [(1.0 - q, math.log1p(-q), 0.0)] if q < 1 else []
+        left = [(q, math.log(q), -t)] + rest
+        right = [(q, math.log(q), t)] + rest
+        plain = [(1.0, 0.0, 0.0)]
+        if order == "remove":
+            return left, plain
+        if order == "add":
+            return plain, right
+        return left, right
+
+    def _neglog(self, z: np.ndarray) -> np.ndarray:
+        return 0.5 * z * z if self.family == "gaussian" else np.abs(z)
+
+    def loss(self, z: np.ndarray, order: str) -> tuple[np.ndarray, np.ndarray]:
+        """L(z) = log(upper/lower) at z (in units of scale) and a bound on its rounding.
+
+        Args:
+            z: points.
+            order: "remove", "add" or "replace".
+
+        Returns:
+            (loss, margin): |computed - exact| <= margin, the exact loss being that of the
+            pair with the stated (float) scale and rate.
+        """
+        upper, lower = self._mixtures(order)
+        z = np.asarray(z, dtype=float)
+        ups = [lw - self._neglog(z - c) for _, lw, c in upper]
+        lows = [lw - self._neglog(z - c) for _, lw, c in lower]
+        top = np.logaddexp(*ups) if len(ups) == 2 else ups[0]
+        bottom = np.logaddexp(*lows) if len(lows) == 2 else lows[0]
+        loss = top - bottom
+        t = 1.0 / self.scale
+        reach = np.abs(z) + t + 1.0
+        size = reach * reach if self.family == "gaussian" else reach
+        margin = 64 * _U * (size + np.abs(loss) + 40.0)
+        return loss, margin
+
+    def _log_sf(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """log of the standard noise's survival function at z >= 0, and its error bound."""
+        with np.errstate(divide="ignore"):
+            if self.family == "gaussian":
+                ls = special.log_ndtr(-z)
+                err = SPECIAL_RELATIVE * (1 + np.abs(np.where(np.isfinite(ls), ls, 0.0)))
+            else:
+                ls = -z - math.log(2.0)
+                err = 4 * _U * (1 + np.abs(np.where(np.isfinite(z), z, 0.0)))
+        return ls, err
+
+    def _interval_mass(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Lower and upper bounds on the standard noise's mass of [a, b] (a <= b)."""
+        a = np.asarray(a, dtype=float)
+        b = np.asarray(b, dtype=float)
+        hi = np.zeros(a.shape)
+        lo = np.zeros(a.shape)
+        right = a >= 0
+        left = (b <= 0) & ~right
+        mid = ~(right | left)
+        for sel, s, e in ((right, a, b), (left, -b, -a)):   # [s, e] with 0 <= s <= e
+            if not np.any(sel):
+                continue
+            ls, es = self._log_sf(s[sel])
+            le, ee = self._log_sf(e[sel])
+            ee = np.where(np.isfinite(le), ee, 0.0)
+            with np.errstate(invalid="ignore"):
+                d = np.where(np.isfinite(le), le - ls, -np.inf)
+            ed = es + ee + 2 * _U * np.abs(np.where(np.isfinite(d), d, 0.0))
+            core = -np.expm1(d)
+            wobble = np.exp(d) * np.expm1(ed)
+            hi[sel] = np.exp(ls + es) * (core + wobble) * (1 + 8 * _U)
+            lo[sel] = np.exp(ls - es) * np.maximum(core - wobble, 0.0) * (1 - 8 * _U)
+        if np.any(mid):
+            l1, e1 = self._log_sf(b[mid])
+            l2, e2 = self._log_sf(-a[mid])
+            s1, s2 = np.exp(l1), np.exp(l2)
+            hi[mid] = 1 - s1 * np.exp(-e1) - s2 * np.exp(-e2) + 4 * _U
+            lo[mid] = np.maximum(1 - s1 * np.exp(e1) - s2 * np.exp(e2) - 4 * _U, 0.0)
+        return lo, np.minimum(hi, 1.0)
+
+    def _upper_mass(self, a: np.ndarray, b: np.ndarray,
+                    order: str) -> tuple[np.ndarray, np.ndarray]:
+        """Bounds on the upper law's mass of [a, b] (mixture of shifted noises)."""
+        upper, _ = self._mixtures(order)
+        t = 1.0 / self.scale
+        lo = np.zeros(np.shape(a))
+        hi = np.zeros(np.shape(a))
+        for w, _, c in upper:
+            m_lo, m_hi = self._interval_mass(np.asarray(a) - c, np.asarray(b) - c)
+            # the centre t carries a relative error <= u (1/scale rounded), which moves the
+            # mass by a factor within exp(+-2u t (|z| + t + 1)) (Gaussian; Laplace: 2u t)
+            reach = np.abs(np.where(np.isfinite(a), a, 0.0)) + np.abs(
+                np.where(np.isfinite(b), b, 0.0)) + t + 1
+            shift = 4 * _U * t * (reach if self.family == "gaussian" else 1.0)
+            hi += w * m_hi * np.exp(shift) * (1 + 4 * _U)
+            lo += w * m_lo * np.exp(-shift) * (1 - 4 * _U)
+        return lo * (1 - 2 * _U), hi * (1 + 2 * _U)
+
+    def _pullback(self, levels: np.ndarray, z_lo: float, z_hi: float, order: str,
+                  width: float) -> np.ndarray:
+        """Points z with L(z) <= level, close to the crossing (L is nonincreasing): brackets
+        from a uniform grid, then bisection until L varies by less than width/1000 inside.
+        Only tightness depends on these points; grid indices come from forward evaluation."""
+        grid = np.linspace(z_lo, z_hi, int(min(max(levels.size, 2), 2_000_000)))
+        values = self.loss(grid, order)[0]
+        i = np.searchsorted(-values, -levels, side="left")
+        hi = grid[np.minimum(i, grid.size - 1)]
+        lo = grid[np.maximum(i - 1, 0)]
+        l_lo = self.loss(lo, order)[0]
+        l_hi = self.loss(hi, order)[0]
+        for _ in range(64):
+            open_ = (l_lo - l_hi > 1e-3 * width) & (hi - lo > 1e-15 * (1 + np.abs(hi)))
+            if not np.any(open_):
+                break
+            mid = 0.5 * (lo[open_] + hi[open_])
+            l_mid = self.loss(mid, order)[0]
+            above = l_mid > levels[open_]
+            lo[open_] = np.where(above, mid, lo[open_])
+            l_lo[open_] = np.where(above, l_mid, l_lo[open_])
+            hi[open_] = np.where(above, hi[open_], mid)
+            l_hi[open_] = np.where(above, l_hi[open_], l_mid)
+        return hi
+
+    def _one(self, order: str, width: float, pessimistic: bool, tail: float) -> LossPmf:
+        upper, _ = self._mixtures(order)
+        centres = [c for _, _, c in upper]
+        if self.family == "gaussian":
+            reach = math.sqrt(2 * math.log(16.0 / tail))   # S(reach) <= e^(-reach^2/2)/2
+        else:
+            reach = math.log(8.0 / tail)                   # S(reach) = e^(-reach)/2
+        z_lo, z_hi = min(centres) - reach, max(centres) + reach
+        l_top, m_top = self.loss(np.array([z_lo]), order)
+        l_bot, m_bot = self.loss(np.array([z_hi]), order)
+        k_max = math.ceil(float(l_top[0] + m_top[0]) / width)
+        k_min = math.floor(float(l_bot[0] - m_bot[0]) / width)
+        if k_max - k_min > _MAX_CELLS:
+            raise PrecisionError(f"PLD discretization={width:g} needs {k_max - k_min} cells "
+                                 f"for {self.family} noise (limit {_MAX_CELLS})")
+        # pessimistic cells end just below a level (index k), optimistic ones just above
+        shift = -1e-3 if pessimistic else 1e-3
+        levels = (np.arange(k_max - 1, k_min, -1, dtype=float) + shift) * width
+        inner = self._pullback(levels, z_lo, z_hi, order, width)
+        edges = np.unique(np.concatenate(([z_lo], inner, [z_hi])))
+        a, b = edges[:-1], edges[1:]
+        m_lo, m_hi = self._upper_mass(a, b, order)
+        end = a if pessimistic else b
+        loss, margin = self.loss(end, order)
+        index = grid_index(loss, margin, width, pessimistic)
+        mass = m_hi if pessimistic else m_lo
+        infinity = 0.0
+        if pessimistic:
+            left = self._upper_mass(np.array([-np.inf]), np.array([z_lo]), order)[1][0]
+            right = self._upper_mass(np.array([z_hi]), np.array([np.inf]), order)[1][0]
+            infinity = rounding.up(left)
+            mass = np.concatenate([mass, [right]])
+            index = np.concatenate([index, index[-1:]])
+        return pmf_from_entries(index, mass, width, infinity, pessimistic)
+
+    def loss_pmfs(self, width: float, pessimistic: bool, tail: float) -> list[LossPmf]:
+        """The discretised PLDs, one per order (`orders`).
+
+        Args:
+            width: grid width Delta.
+            pessimistic: upper (True) or lower (False) measure.
+            tail: about the upper mass left outside the x-range (to +inf when pessimistic).
+
+        Returns:
+            One `LossPmf` per order.
+        """
+        tail = min(max(tail, 1e-300), 1e-3)
+        return [self._one(order, width, pessimistic, tail) for order in self.orders()]
+
+
+# ------------------------------------------------------------------ analytic Gaussian
+def _gauss_delta_mp(mu: mpmath.mpf, eps: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """(delta(eps), error bound) of mu-GDP in 80-digit arithmetic."""
+    with mpmath.workdps(80):
+        a = mpmath.ncdf(-eps / mu + mu / 2)
+        b = mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+        return max(a - b, mpmath.mpf(0)), (abs(a) + abs(b)) * mpmath.mpf(10) ** -70
+
+
+def gaussian_delta(mu: float, epsilon: float) -> tuple[float, float]:
+    """Lower and upper bounds on delta(eps) of the Gaussian mechanism with mu = sensitivity
+    over sigma (Balle-Wang 2018, Thm 8):
+    delta = Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu).
+
+    Args:
+        mu: sensitivity / sigma, > 0 (T Gaussians: the root of the sum of squares).
+        epsilon: eps >= 0.
+
+    Returns:
+        (lower, upper), floats rounded outwards.
+
+    Raises:
+        ParameterError: mu <= 0 or not finite.
+    """
+    if not 0 < mu < math.inf:
+        raise ParameterError(f"mu={mu!r} is outside (0, inf)")
+    EPSILON.check(epsilon)
+    value, err = _gauss_delta_mp(mpmath.mpf(mu), mpmath.mpf(epsilon))
+    return (max(0.0, rounding.down(value - err)), min(1.0, rounding.up(value + err)))
+
+
+def gaussian_epsilon(mu: float, delta: float) -> tuple[float, float]:
+    """Lower and upper bounds on eps(delta) of the Gaussian mechanism (`gaussian_delta`),
+    by bisection on the certified delta bounds.
+
+    Args:
+        mu: sensitivity / sigma, > 0.
+        delta: in (0, 1).
+
+    Returns:
+        (lower, upper): delta(upper) <= delta is certified, and delta(lower) > delta unless
+        lower is 0.
+
+    Raises:
+        ParameterError: mu <= 0 or not finite.
+    """
+    if not 0 < mu < math.inf:
+        raise ParameterError(f"mu={mu!r} is outside (0, inf)")
+    DELTA.check(delta)
+    if gaussian_delta(mu, 0.0)[1] <= delta:
+        return 0.0, 0.0
+    hi = max(1.0, mu * mu)
+    while gaussian_delta(mu, hi)[1] > delta:
+        hi *= 2
+    lo = 0.0
+    good_lo = 0.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        d_lo, d_hi = gaussian_delta(mu, mid)
+        if d_hi <= delta:
+            hi = mid
+        else:
+            lo = mid
+            if d_lo > delta:
+                good_lo = mid
+        if hi - lo <= 1e-14 * hi:
+            break
+    return good_lo, rounding.up(hi)
+
+
+# ------------------------------------------------------------------ RDP curves
+def noise_rdp_curve(family: str, scale: float, relation: str,
+                    orders: tuple[float, ...] = DEFAULT_ORDERS) -> RdpCurve:
+    """The exact RDP curve (rounded up) of one Gaussian or Laplace event without sampling.
+
+    Gaussian: alpha s^2/(2 sigma^2); Laplace with lam = b/s:
+    log(alpha/(2 alpha - 1) e^((alpha-1)/lam) + (alpha-1)/(2 alpha - 1) e^(-alpha/lam))
+    / (alpha - 1), alpha = inf giving 1/lam ([Mir17] Table II); s = 1 (add/remove) or 2
+    (substitute).
+
+    Args:
+        family: "gaussian" or "laplace".
+        scale: noise_multiplier (> 0).
+        relation: "add-remove" or "substitute".
+        orders: Renyi orders.
+
+    Returns:
+        The curve (kind UPPER: exact values rounded up).
+
+    Raises:
+        ParameterError: an unknown family.
+    """
+    s = sensitivity_factor(relation)
+    if family not in FAMILIES:
+        raise ParameterError(f"family={family!r} is outside {set(FAMILIES)}")
+
+    def value(alpha: float) -> float:
+        with mpmath.workdps(40):
+            a = mpmath.mpf(alpha)
+            if family == "gaussian":
+                if math.isinf(alpha):
+                    return math.inf
+                v = a * s * s / (2 * mpmath.mpf(scale) ** 2)
+            else:
+                inv = s / mpmath.mpf(scale)
+                if math.isinf(alpha):
+                    v = inv
+                else:
+                    v = mpmath.log(a / (2 * a - 1) * mpmath.exp((a - 1) * inv)
+                                   + (a - 1) / (2 * a - 1) * mpmath.exp(-a * inv)) / (a - 1)
+            return rounding.up(v * (1 + mpmath.mpf(10) ** -30))
+
+    return RdpCurve.from_function(value, orders, method=f"composition.noise.noise_rdp_curve("
+                                  f"{family}, scale={scale}, relation={relation})",
+                                  source=_MIRONOV)
+
+
+def analytic_source() -> Source:
+    """The citation of the analytic Gaussian route.
+
+    Returns:
+        The `Source`.
+    """
+    return _BALLE_WANG
