@@ -3,17 +3,51 @@
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import matplotlib
+from tqdm import tqdm
 
 matplotlib.use("Agg")  # figures are files; no display on CI machines
 import matplotlib.pyplot as plt  # noqa: E402
 
-__all__ = ["FigureSpec", "write_csv", "read_csv", "new_figure", "save_figure"]
+__all__ = ["FigureSpec", "write_csv", "read_csv", "new_figure", "save_figure", "track",
+           "set_progress", "legend_and_caption"]
+
+T = TypeVar("T")
+# progress bars are shown only while `reproduce` runs with progress on (never in tests or
+# when a figure is called as a library function)
+_PROGRESS = {"enabled": False}
+
+
+def set_progress(enabled: bool) -> None:
+    """Turn the per-figure progress bars of `track` on or off.
+
+    Args:
+        enabled: show bars on stderr (tqdm also hides them when stderr is not a terminal).
+    """
+    _PROGRESS["enabled"] = enabled
+
+
+def track(items: Iterable[T], desc: str, total: int | None = None) -> Iterator[T]:
+    """Iterate over a figure's grid points with a progress bar on stderr (see set_progress).
+
+    Args:
+        items: the points.
+        desc: a few words shown left of the bar.
+        total: the number of points, when `items` has no len().
+
+    Returns:
+        An iterator over `items`.
+    """
+    if not _PROGRESS["enabled"]:
+        return iter(items)
+    return iter(tqdm(items, desc=f"  {desc}", total=total, leave=False, file=sys.stderr,
+                     position=1, dynamic_ncols=True, disable=None))
 
 
 @dataclass(frozen=True)
@@ -26,12 +60,14 @@ class FigureSpec:
         what: one line saying what is plotted and from which statements.
         run: (output directory, quick) -> files written (PNG and CSV); quick trims the grid
             so that CI can afford it, never the method.
+        see: (file name, one sentence on what to see in it) pairs, for index.md.
     """
 
     name: str
     paper: str
     what: str
     run: Callable[[Path, bool], list[Path]]
+    see: tuple[tuple[str, str], ...] = ()
 
 
 def write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[Any]],
@@ -59,12 +95,55 @@ def new_figure(ncols: int = 1, *, width: float = 5.0, height: float = 3.6, nrows
     return fig, [ax for row in axes for ax in row]
 
 
-def save_figure(fig, path: Path) -> Path:
+def save_figure(fig: Any, path: Path, *, layout: bool = True) -> Path:
+    """Lay out, save as PNG (120 dpi) and close a figure.
+
+    Args:
+        fig: a matplotlib figure.
+        path: the PNG path (parents are created).
+        layout: apply tight_layout (False when the caller laid out room for a caption or a
+            figure legend).
+
+    Returns:
+        path.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
+    if layout:
+        fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+def legend_and_caption(fig: Any, axes: Sequence[Any], caption: str = "", *,
+                       fontsize: float = 7) -> None:
+    """One legend for all panels below them and a caption above them, laid out so that
+    neither hides data nor is cut off (call save_figure(..., layout=False) afterwards).
+
+    Args:
+        fig: the figure.
+        axes: its panels; the legend collects every distinct label of all of them.
+        caption: text written above the panels (wrapped to the figure's width).
+        fontsize: of the legend and the caption.
+    """
+    import textwrap
+
+    seen: dict[str, Any] = {}
+    for ax in axes:
+        for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(label, h)
+    width, height = fig.get_figwidth(), fig.get_figheight()
+    ncol = max(1, min(len(seen), max(2, int(width // 2.6))))
+    rows = -(-len(seen) // ncol) if seen else 0
+    legend_h = (rows * 0.19 + 0.1) / height if rows else 0.0
+    lines = textwrap.wrap(caption, int(width * 16 * 7 / fontsize)) if caption else []
+    caption_h = (len(lines) * 0.15 + 0.08) / height if lines else 0.0
+    if seen:
+        fig.legend(list(seen.values()), list(seen), loc="lower center", ncol=ncol,
+                   fontsize=fontsize, frameon=False)
+    if lines:
+        fig.text(0.5, 0.995, "\n".join(lines), ha="center", va="top", fontsize=fontsize)
+    fig.tight_layout(rect=(0, legend_h, 1, 1 - caption_h))
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:

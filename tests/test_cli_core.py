@@ -30,8 +30,11 @@ def test_reproduce_json_lists_the_files_of_each_figure(tmp_path, capsys, monkeyp
     monkeypatch.setattr(rep, "discover", lambda: [FigureSpec("toy", "none", "a toy", run)])
     assert main(["reproduce", "--out", str(tmp_path), "--quick", "--json"]) == 0
     body = json.loads(capsys.readouterr().out)
-    assert body["figures"] == [{"name": "toy", "status": "ok",
-                                "files": [str(tmp_path / "toy.csv")]}]
+    toy = next(f for f in body["figures"] if f["name"] == "toy")
+    assert toy["status"] == "ok" and toy["files"] == [str(tmp_path / "toy.csv")]
+    # the audit report is written beside the figures, as a figure of its own
+    assert any(f["name"] == "audit" and f["files"] == [str(tmp_path / "audit.md")]
+               for f in body["figures"])
     assert (tmp_path / "toy.csv").read_text().splitlines() == ["x", "1.0"]
     index = json.loads((tmp_path / "index.json").read_text())
     assert index["quick"] is True
