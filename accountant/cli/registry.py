@@ -127,6 +127,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compose": ("compose mechanisms (RDP, PLD, KOV)", "accountant.cli.compose"),
     "reproduce": ("regenerate the seed papers' figures and tables", "figures.reproduce"),
     "selfcheck": ("run a sample of the soundness checks on this machine", "verify.selfcheck"),
+    "sweep": ("one question over a parameter grid, as a resumable table", "accountant.cli.sweep"),
 }
 
 
