@@ -174,6 +174,19 @@ class Bracket:
         if self.upper is not None and self.upper.kind is Kind.LOWER:
             raise ValueError(f"Bracket.upper is a lower bound ({self.upper.method})")
 
+    @classmethod
+    def of(cls, result: Result) -> Bracket:
+        """The bracket one Result gives: both ends if EXACT, else the end its kind names.
+
+        Args:
+            result: an EXACT, UPPER or LOWER Result.
+
+        Returns:
+            Bracket(lower=result, upper=result) for EXACT, else one end set.
+        """
+        return cls(lower=result if result.kind in (Kind.EXACT, Kind.LOWER) else None,
+                   upper=result if result.kind in (Kind.EXACT, Kind.UPPER) else None)
+
     def json_items(self, quantity: str) -> dict[str, Any]:
         """The CLI's JSON keys: quantity (upper), quantity_lower, quantity_<pair>_lower,
         quantity_special.

@@ -14,14 +14,15 @@ neighbouring pair, unless its method says otherwise; one pair's value is a lower
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from accountant.result import Bracket
 from accountant.view import ViewPair
 
-__all__ = ["Mechanism", "DominatingPair"]
+__all__ = ["Mechanism", "DominatingPair", "brackets_by_order"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,3 +127,28 @@ class Mechanism(abc.ABC):
         Returns:
             A Bracket of Results on the max-divergence (an EXACT Result as both ends when known).
         """
+
+
+def brackets_by_order(orders: Sequence[float],
+                      curve: Callable[[list[float]], list[tuple[Any, Any]]],
+                      max_divergence: Callable[[], Bracket]) -> list[Bracket]:
+    """One Bracket per order from a many-orders routine and the max-divergence.
+
+    Args:
+        orders: Renyi orders, each in (1, inf]; inf stands for the max-divergence.
+        curve: finite orders -> (lower, upper) Results in the same order (one call).
+        max_divergence: the Bracket for order inf.
+
+    Returns:
+        One Bracket(lower, upper) per order, in the order given.
+    """
+    finite = [a for a in orders if a != math.inf]
+    ends = iter(curve(finite) if finite else [])
+    out = []
+    for alpha in orders:
+        if alpha == math.inf:
+            out.append(max_divergence())
+        else:
+            low, up = next(ends)
+            out.append(Bracket(lower=low, upper=up))
+    return out

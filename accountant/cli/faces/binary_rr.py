@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from accountant.cli.faces.common import dp_body, pure_body, rdp_body
+from accountant.cli.faces.common import contract_handlers
 from accountant.cli.registry import ProtocolSpec
 from accountant.cli.types import EPSILON0, ONES, USERS_PAIR, integer, real
 from accountant.protocols.binary_rr import BinaryRR
@@ -25,18 +24,6 @@ def _mechanism(args: argparse.Namespace) -> BinaryRR:
     return BinaryRR(n=args.n, epsilon0=args.epsilon0, ones=args.ones)
 
 
-def _dp(args: argparse.Namespace) -> dict[str, Any]:
-    return dp_body(_mechanism(args), args)
-
-
-def _rdp(args: argparse.Namespace) -> dict[str, Any]:
-    return rdp_body(_mechanism(args), args)
-
-
-def _pure(args: argparse.Namespace) -> dict[str, Any]:
-    return pure_body(_mechanism(args))
-
-
 SPEC = ProtocolSpec(name="binary-rr", summary="shuffled binary randomized response",
                     add_arguments=_add_arguments,
-                    handlers={"dp": _dp, "rdp": _rdp, "pure": _pure}, mechanism=_mechanism)
+                    handlers=contract_handlers(_mechanism), mechanism=_mechanism)

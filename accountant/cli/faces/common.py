@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any
 
 from accountant.domains import ALPHA
 from accountant.protocols.contract import Mechanism
 
-__all__ = ["dp_body", "rdp_body", "pure_body"]
+__all__ = ["dp_body", "rdp_body", "pure_body", "contract_handlers"]
 
 
 def dp_body(mechanism: Mechanism, args: argparse.Namespace) -> dict[str, Any]:
@@ -38,3 +39,18 @@ def pure_body(mechanism: Mechanism) -> dict[str, Any]:
     """`pure`: the max-divergence's upper end."""
     return {"params": mechanism.params(),
             "max_divergence": mechanism.max_divergence().upper.to_json()}
+
+
+def contract_handlers(mechanism: Callable[[argparse.Namespace], Mechanism],
+                      ) -> dict[str, Callable[[argparse.Namespace], dict[str, Any]]]:
+    """The dp, rdp and pure handlers of a protocol whose flags build one `Mechanism`.
+
+    Args:
+        mechanism: parsed flags -> the protocol's contract object.
+
+    Returns:
+        {"dp": ..., "rdp": ..., "pure": ...}, each answering through the contract.
+    """
+    return {"dp": lambda args: dp_body(mechanism(args), args),
+            "rdp": lambda args: rdp_body(mechanism(args), args),
+            "pure": lambda args: pure_body(mechanism(args))}

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from accountant.cli.faces.common import dp_body, pure_body, rdp_body
+from accountant.cli.faces.common import contract_handlers
 from accountant.cli.registry import ProtocolSpec
 from accountant.cli.types import ALPHABET, EPSILON0, USERS_PAIR, integer, real
 from accountant.protocols.k_rr import KRR
@@ -24,18 +23,6 @@ def _mechanism(args: argparse.Namespace) -> KRR:
     return KRR(n=args.n, epsilon0=args.epsilon0, k=args.k)
 
 
-def _dp(args: argparse.Namespace) -> dict[str, Any]:
-    return dp_body(_mechanism(args), args)
-
-
-def _rdp(args: argparse.Namespace) -> dict[str, Any]:
-    return rdp_body(_mechanism(args), args)
-
-
-def _pure(args: argparse.Namespace) -> dict[str, Any]:
-    return pure_body(_mechanism(args))
-
-
 SPEC = ProtocolSpec(name="k-rr", summary="shuffled k-ary randomized response",
                     add_arguments=_add_arguments,
-                    handlers={"dp": _dp, "rdp": _rdp, "pure": _pure}, mechanism=_mechanism)
+                    handlers=contract_handlers(_mechanism), mechanism=_mechanism)

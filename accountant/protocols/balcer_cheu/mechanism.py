@@ -24,15 +24,10 @@ from accountant.protocols.balcer_cheu.views import (
     zsum_view,
 )
 from accountant.protocols.contract import DominatingPair, Mechanism
-from accountant.result import Bracket, Kind, Result
+from accountant.result import Bracket
 from accountant.view import ViewPair
 
 __all__ = ["BalcerCheuZsum", "BalcerCheuHist"]
-
-
-def _bracket(r: Result) -> Bracket:
-    return Bracket(lower=r if r.kind is not Kind.UPPER else None,
-                   upper=r if r.kind is not Kind.LOWER else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +84,7 @@ class BalcerCheuZsum(Mechanism):
         Raises:
             ParameterError: delta outside (0, 1).
         """
-        return _bracket(zsum_epsilon(self.parameters, delta, backend=self.backend))
+        return Bracket.of(zsum_epsilon(self.parameters, delta, backend=self.backend))
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
         """Exact delta(epsilon) of zsum (`zsum_delta`), maximum over both orders.
@@ -103,7 +98,7 @@ class BalcerCheuZsum(Mechanism):
         Raises:
             ParameterError: epsilon < 0 or NaN.
         """
-        return _bracket(zsum_delta(self.parameters, epsilon, backend=self.backend))
+        return Bracket.of(zsum_delta(self.parameters, epsilon, backend=self.backend))
 
     def renyi(self, orders: Sequence[float]) -> list[Bracket]:
         """Renyi divergences: +inf at every order (`renyi_divergence`).
@@ -117,7 +112,7 @@ class BalcerCheuZsum(Mechanism):
         Raises:
             ParameterError: an order not > 1.
         """
-        return [_bracket(renyi_divergence(self.parameters, a)) for a in orders]
+        return [Bracket.of(renyi_divergence(self.parameters, a)) for a in orders]
 
     def max_divergence(self) -> Bracket:
         """The pure-DP epsilon: +inf (`max_divergence`).
@@ -125,7 +120,7 @@ class BalcerCheuZsum(Mechanism):
         Returns:
             Bracket with the EXACT +inf Result at both ends.
         """
-        return _bracket(max_divergence(self.parameters))
+        return Bracket.of(max_divergence(self.parameters))
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +167,7 @@ class BalcerCheuHist(Mechanism):
         Raises:
             ParameterError: delta outside (0, 1).
         """
-        return _bracket(hist_epsilon(self.parameters, delta))
+        return Bracket.of(hist_epsilon(self.parameters, delta))
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
         """Exact delta(epsilon) of hist by the 2-D sum (`hist_delta`).
@@ -186,7 +181,7 @@ class BalcerCheuHist(Mechanism):
         Raises:
             ParameterError: epsilon < 0 or NaN.
         """
-        return _bracket(hist_delta(self.parameters, epsilon))
+        return Bracket.of(hist_delta(self.parameters, epsilon))
 
     def renyi(self, orders: Sequence[float]) -> list[Bracket]:
         """Renyi divergences: +inf at every order (`renyi_divergence`).
@@ -200,7 +195,7 @@ class BalcerCheuHist(Mechanism):
         Raises:
             ParameterError: an order not > 1.
         """
-        return [_bracket(renyi_divergence(self.parameters, a)) for a in orders]
+        return [Bracket.of(renyi_divergence(self.parameters, a)) for a in orders]
 
     def max_divergence(self) -> Bracket:
         """The pure-DP epsilon: +inf (`max_divergence`).
@@ -208,4 +203,4 @@ class BalcerCheuHist(Mechanism):
         Returns:
             Bracket with the EXACT +inf Result at both ends.
         """
-        return _bracket(max_divergence(self.parameters))
+        return Bracket.of(max_divergence(self.parameters))

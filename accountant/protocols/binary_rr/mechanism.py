@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -11,7 +10,7 @@ from accountant.pairs import clones
 from accountant.protocols.binary_rr.privacy import delta_for_epsilon, epsilon_for_delta
 from accountant.protocols.binary_rr.renyi import max_divergence, renyi_curve
 from accountant.protocols.binary_rr.view import check_parameters, view_pair
-from accountant.protocols.contract import DominatingPair, Mechanism
+from accountant.protocols.contract import DominatingPair, Mechanism, brackets_by_order
 from accountant.result import Bracket
 from accountant.view import ViewPair
 
@@ -116,17 +115,10 @@ class BinaryRR(Mechanism):
         Raises:
             ParameterError: an order outside (1, inf].
         """
-        finite = [a for a in orders if a != math.inf]
-        curve = iter(renyi_curve(n=self.n, epsilon0=self.epsilon0, alphas=finite,
-                                 ones=self.ones) if finite else [])
-        out = []
-        for alpha in orders:
-            if alpha == math.inf:
-                out.append(self.max_divergence())
-            else:
-                low, up = next(curve)
-                out.append(Bracket(lower=low, upper=up))
-        return out
+        return brackets_by_order(
+            orders, lambda alphas: renyi_curve(n=self.n, epsilon0=self.epsilon0,
+                                               alphas=alphas, ones=self.ones),
+            self.max_divergence)
 
     def max_divergence(self) -> Bracket:
         """The pure-DP epsilon: epsilon0 for every pair.

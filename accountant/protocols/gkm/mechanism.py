@@ -19,15 +19,10 @@ from accountant.protocols.gkm.protocol import (
     renyi_worst,
     view_pair,
 )
-from accountant.result import Bracket, Kind, Result
+from accountant.result import Bracket
 from accountant.view import ViewPair
 
 __all__ = ["GKMCount", "GKMP20Count"]
-
-
-def _bracket(r: Result) -> Bracket:
-    return Bracket(lower=r if r.kind is not Kind.UPPER else None,
-                   upper=r if r.kind is not Kind.LOWER else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +71,7 @@ class GKMCount(Mechanism):
         Raises:
             ParameterError: delta outside (0, 1), or the views do not fit in memory.
         """
-        return _bracket(epsilon_for_delta_worst(self.parameters, delta=delta, ones=self.ones))
+        return Bracket.of(epsilon_for_delta_worst(self.parameters, delta=delta, ones=self.ones))
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
         """delta(epsilon) of the exact views, worst case over counts unless `ones`.
@@ -90,7 +85,7 @@ class GKMCount(Mechanism):
         Raises:
             ParameterError: epsilon < 0, or the views do not fit in memory.
         """
-        return _bracket(delta_for_epsilon_worst(self.parameters, epsilon=epsilon,
+        return Bracket.of(delta_for_epsilon_worst(self.parameters, epsilon=epsilon,
                                                 ones=self.ones))
 
     def renyi(self, orders: Sequence[float]) -> list[Bracket]:
@@ -105,7 +100,7 @@ class GKMCount(Mechanism):
         Raises:
             ParameterError: an order outside (1, inf], or the views do not fit in memory.
         """
-        return [_bracket(r) for r in renyi_worst(self.parameters, orders=list(orders),
+        return [Bracket.of(r) for r in renyi_worst(self.parameters, orders=list(orders),
                                                  ones=self.ones)]
 
     def max_divergence(self) -> Bracket:
@@ -115,7 +110,7 @@ class GKMCount(Mechanism):
             Bracket of the maximum over both orders: both ends if EXACT (+inf), else the UPPER
             end only.
         """
-        return _bracket(pure_epsilon_both(self.parameters, ones=self.ones)[0])
+        return Bracket.of(pure_epsilon_both(self.parameters, ones=self.ones)[0])
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from accountant.protocols.contract import DominatingPair, Mechanism
+from accountant.protocols.contract import DominatingPair, Mechanism, brackets_by_order
 from accountant.protocols.ldp.privacy import (
     check_parameters,
     clones_pair,
@@ -99,17 +98,9 @@ class LDP(Mechanism):
         Raises:
             ParameterError: an order outside (1, inf].
         """
-        finite = [a for a in orders if a != math.inf]
-        curve = iter(renyi_curve(n=self.n, epsilon0=self.epsilon0, alphas=finite)
-                     if finite else [])
-        out = []
-        for alpha in orders:
-            if alpha == math.inf:
-                out.append(self.max_divergence())
-            else:
-                low, up = next(curve)
-                out.append(Bracket(lower=low, upper=up))
-        return out
+        return brackets_by_order(
+            orders, lambda alphas: renyi_curve(n=self.n, epsilon0=self.epsilon0, alphas=alphas),
+            self.max_divergence)
 
     def max_divergence(self) -> Bracket:
         """The pure-DP epsilon of the class: epsilon0.
