@@ -207,7 +207,15 @@ class Bracket:
         if self.pair_lower is not None:
             out[f"{quantity}_{self.pair_name or 'pair'}_lower"] = self.pair_lower.to_json()
         if self.special is not None:
-            out[f"{quantity}_special"] = self.special.to_json()
+            # its kind is the special pair's (an upper end of that one pair's value); as a
+            # statement about the mechanism the pair's value is a lower bound: say so
+            out[f"{quantity}_special"] = self.special.to_json() | {
+                "scope": "one neighbouring pair (the special pair); its value is a lower "
+                         "bound on the mechanism's"}
+        if self.pair_lower is not None:
+            out[f"{quantity}_{self.pair_name or 'pair'}_lower"]["scope"] = (
+                "the bounding pair's own value (numerical lower end); not a bound on the "
+                "mechanism")
         return out
 
 

@@ -44,3 +44,14 @@ def test_console_script_is_installed():
     out = subprocess.run([sys.executable, "-m", "accountant.cli", "--help"],
                          capture_output=True, text=True, check=True)
     assert "reproduce" in out.stdout
+
+
+def test_pair_values_say_what_they_bound(capsys):
+    """epsilon_special is one neighbouring pair's value and epsilon_<pair>_lower the bounding
+    pair's own lower end: their JSON says so, so that neither reads as a mechanism bound."""
+    assert main(["dp", "k-rr", "--n", "500", "--epsilon0", "1", "--k", "4", "--at-delta",
+                 "1e-6", "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert "lower bound on the mechanism" in body["epsilon_special"]["scope"]
+    assert "not a bound on the mechanism" in body["epsilon_blanket_lower"]["scope"]
+    assert "scope" not in body["epsilon"] and body["epsilon"]["kind"] == "upper"

@@ -9,6 +9,7 @@ status 2 and one line on stderr naming the parameter, its value and the valid ra
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import json
@@ -16,7 +17,8 @@ import math
 import os
 import sys
 import textwrap
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from accountant import __version__
@@ -86,6 +88,39 @@ def _selection(argv: Sequence[str]) -> tuple[str | None, str | None]:
     """(command, protocol or bound name) named on the command line, if any."""
     words = [w for w in argv if not w.startswith("-")]
     return (words[0] if words else None), (words[1] if len(words) > 1 else None)
+
+
+# commands that report their own progress (per figure, per grid point)
+_OWN_PROGRESS = {"reproduce", "sweep", "selfcheck"}
+
+
+@contextlib.contextmanager
+def _elapsed(label: str, *, show: bool, after: float = 2.0) -> Iterator[None]:
+    """Show an elapsed-time line on stderr (a terminal only) once a command runs longer
+    than `after` seconds, so that long computations do not look hung; stdout (and so
+    --json) is untouched, and nothing is shown when stderr is a file or pipe."""
+    if not (show and sys.stderr.isatty()):
+        yield
+        return
+    stop = threading.Event()
+
+    def run() -> None:
+        if stop.wait(after):
+            return
+        from tqdm import tqdm  # only when shown: no import cost for quick commands
+
+        with tqdm(desc=label, bar_format="{desc}: {elapsed} elapsed", file=sys.stderr,
+                  leave=False) as bar:
+            while not stop.wait(0.5):
+                bar.refresh()
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        worker.join()
 
 
 def _attach_negative_words(argv: list[str]) -> list[str]:
@@ -230,7 +265,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse's exits (errors: 2, --help: 0) become return codes
         return int(exc.code or 0)
     try:
-        body = args.handler(args)
+        with _elapsed(" ".join(w for w in argv if not w.startswith("-"))[:60],
+                      show=args.command not in _OWN_PROGRESS):
+            body = args.handler(args)
     except AccountantError as exc:
         sys.stderr.write(f"shuffle-accountant: {exc}\n")
         return 2
