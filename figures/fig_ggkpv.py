@@ -66,7 +66,7 @@ FIGURE = FigureSpec(
          "response vs k-RR and unary encoding at one certified (epsilon, delta)",
     run=run,
     see=(("ggkpv_separation.png", "at the same certified (1, 1e-6) the multi-message "
-          "Hadamard response keeps the max count error flat in B while k-RR and unary "
-          "encoding grow, at the price of more bits per user (right)"),
+          "Hadamard response's max count error grows far less with B than k-RR's and unary "
+          "encoding's, at the price of more bits per user (right)"),
          ("ggkpv_separation.csv", "per (protocol, n, B): certified epsilon, rho or epsilon0, "
           "simulated errors, bits and messages per user, query time")))
