@@ -90,6 +90,9 @@ PROTOCOLS: tuple[ProtocolEntry, ...] = (
     ProtocolEntry("ggkpv-hadamard", "GGKPV shuffled multi-message Hadamard response "
                   "(frequencies)", "accountant.cli.faces.ggkpv:SPEC",
                   ("dp", "rdp", "pure", "calibrate", "simulate")),
+    ProtocolEntry("ggkpv-countmin", "GGKPV count-min sketch with public hash functions "
+                  "(frequencies)", "accountant.cli.faces.ggkpv_countmin:SPEC",
+                  ("dp", "rdp", "pure", "calibrate", "simulate")),
     ProtocolEntry("k-rr", "shuffled k-ary randomized response",
                   "accountant.cli.faces.k_rr:SPEC", ("dp", "rdp", "pure")),
     ProtocolEntry("ldp", "any epsilon0-LDP randomizer (clones pair upper, binary RR lower)",
@@ -105,7 +108,7 @@ EXTRA_HANDLERS: dict[tuple[str, str], str] = {
     for command, protocol in (("simulate", "bc-zsum"), ("simulate", "bc-hist"),
                               ("calibrate", "bc-zsum"), ("calibrate", "bc-hist"),
                               ("simulate", "gkm-count"), ("simulate", "gkmp20-count"),
-                              ("simulate", "ggkpv-hadamard"))
+                              ("simulate", "ggkpv-hadamard"), ("simulate", "ggkpv-countmin"))
 }
 
 BOUND_FACE = "accountant.cli.faces.bounds:BOUNDS"

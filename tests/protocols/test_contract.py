@@ -19,7 +19,12 @@ from accountant.protocols.balcer_cheu import (
 )
 from accountant.protocols.binary_rr import BinaryRR
 from accountant.protocols.contract import DominatingPair, Mechanism
-from accountant.protocols.ggkpv import GGKPVHadamard, ggkpv_parameters
+from accountant.protocols.ggkpv import (
+    CountMinSketch,
+    GGKPVHadamard,
+    countmin_parameters,
+    ggkpv_parameters,
+)
 from accountant.protocols.gkm import GKMCount, gkm_parameters
 from accountant.protocols.k_rr import KRR, blanket
 from accountant.protocols.ldp import LDP
@@ -37,6 +42,7 @@ MECHANISMS = {
     "gkm-count": GKMCount(gkm_parameters(n=3, epsilon=1.0, epsilon_prime=0.5, q=0.1, s=8,
                                          lam=60.0), ones=1),
     "ggkpv-hadamard": GGKPVHadamard(ggkpv_parameters(n=50, B=7, rho=20)),
+    "ggkpv-countmin": CountMinSketch(countmin_parameters(n=50, B=7, w=10, d=2, rho=20)),
     "randomizer": RandomizerMechanism(k_rr_matrix(3, 1.0), 30),
 }
 

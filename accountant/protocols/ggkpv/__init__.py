@@ -1,8 +1,31 @@
 """[GGKPV] shuffled multi-message Hadamard response (docs/ggkpv.md). Modules: `views`
 (parameters, the count pairs of the full view and their divergences), `calibration`
-(the least rho for a target), `mechanism` (the contract object)."""
+(the least rho for a target), `mechanism` (the contract object); `countmin` (the count-min
+variant with public coins: its parameters, pairs, accountant, calibration and contract
+object, docs/ggkpv.md#count-min-variant)."""
 
 from accountant.protocols.ggkpv.calibration import Calibration, calibrate, least_rho
+from accountant.protocols.ggkpv.countmin import (
+    COUNTMIN_INFINITE_REASON,
+    STEP,
+    CountMinCalibration,
+    CountMinParameters,
+    CountMinSketch,
+    LossLattice,
+    calibrate_countmin,
+    compose_lattices,
+    countmin_delta_bracket,
+    countmin_epsilon_bracket,
+    countmin_max_divergence_bracket,
+    countmin_parameters,
+    countmin_renyi_bracket,
+    lattice_step,
+    lattice_view,
+    mixture_view,
+    row_lattice,
+    row_pair,
+    separating_lattice,
+)
 from accountant.protocols.ggkpv.mechanism import GGKPVHadamard
 from accountant.protocols.ggkpv.views import (
     CITATION,
@@ -26,4 +49,10 @@ __all__ = [
     "GGKPVParameters", "background_view", "calibrate", "count_pair", "delta_bracket",
     "epsilon_bracket", "ggkpv_parameters", "heuristic_epsilon", "heuristic_view",
     "labelled_view", "least_rho", "max_divergence_bracket", "renyi_bracket", "slides_rho",
+    # count-min variant
+    "COUNTMIN_INFINITE_REASON", "CountMinCalibration", "CountMinParameters", "CountMinSketch",
+    "LossLattice", "STEP", "calibrate_countmin", "compose_lattices", "countmin_delta_bracket",
+    "countmin_epsilon_bracket", "countmin_max_divergence_bracket", "countmin_parameters",
+    "countmin_renyi_bracket", "lattice_step", "lattice_view", "mixture_view", "row_lattice",
+    "row_pair", "separating_lattice",
 ]
