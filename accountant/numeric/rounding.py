@@ -21,13 +21,12 @@ def up(x: float | Fraction | mpmath.mpf) -> float:
     """The smallest float >= x.
 
     Args:
-        x: a float, Fraction or mpmath.mpf (ints and numpy scalars are passed through
-            float()).
+        x: a float, int, Fraction or mpmath.mpf (numpy scalars too).
 
     Returns:
-        A float: x itself for a float; for a Fraction or mpf, the nearest float moved one ulp
-        up when it fell below x; +-inf stays +-inf. An int (or numpy integer) is converted
-        with float(), i.e. to nearest, which can be below x beyond 2**53.
+        A float: x itself for a float; for an int, Fraction or mpf (at whatever precision it
+        was made), the nearest float moved one ulp up when it fell below x; +-inf stays
+        +-inf.
     """
     return _directed(x, +1)
 
@@ -36,26 +35,28 @@ def down(x: float | Fraction | mpmath.mpf) -> float:
     """The largest float <= x.
 
     Args:
-        x: a float, Fraction or mpmath.mpf (ints and numpy scalars are passed through
-            float()).
+        x: a float, int, Fraction or mpmath.mpf (numpy scalars too).
 
     Returns:
-        A float: x itself for a float; for a Fraction or mpf, the nearest float moved one ulp
-        down when it lay above x; +-inf stays +-inf. An int (or numpy integer) is converted
-        with float(), i.e. to nearest, which can be above x beyond 2**53.
+        A float: x itself for a float; for an int, Fraction or mpf (at whatever precision it
+        was made), the nearest float moved one ulp down when it lay above x; +-inf stays
+        +-inf.
     """
     return _directed(x, -1)
 
 
 def _directed(x: float | Fraction | mpmath.mpf, sign: int) -> float:
-    if isinstance(x, float | int | np.floating | np.integer):
+    if isinstance(x, float | np.floating):
         return float(x)
+    if isinstance(x, int | np.integer):  # beyond 2**53 float() rounds to nearest
+        x = Fraction(int(x))
     if isinstance(x, Fraction):
         f = float(x)
         if (Fraction(f) < x and sign > 0) or (Fraction(f) > x and sign < 0):
             f = math.nextafter(f, sign * math.inf)
         return f
-    x = mpmath.mpf(x)
+    if not isinstance(x, mpmath.mpf):
+        x = mpmath.mpf(x)  # an mpf is kept as it is: re-wrapping would round it to mp.prec
     if mpmath.isinf(x):
         return float(x)
     f = float(x)  # nearest; at most one ulp off

@@ -154,3 +154,16 @@ def test_max_over_orders_never_mixes_lower_and_upper_ends():
     with pytest.raises(PrecisionError):
         over_directions(view, Direction.MAX, make({Direction.P_Q: Kind.UPPER,
                                                    Direction.Q_P: Kind.LOWER}))
+
+
+def test_directed_rounding_keeps_the_precision_it_is_given():
+    """rounding.up re-wrapped an mpf at the current precision (53 bits by default), so a
+    200-bit 1/3 could come back below 1/3; ints beyond 2**53 were rounded to nearest."""
+    from accountant.numeric import rounding
+
+    with mpmath.workprec(200):
+        third = mpmath.mpf(1) / 3
+    assert rounding.down(third) <= third <= rounding.up(third)
+    big = 2**53 + 1
+    assert rounding.down(big) <= big <= rounding.up(big)
+    assert rounding.up(big) > rounding.down(big)
