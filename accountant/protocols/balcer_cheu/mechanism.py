@@ -31,7 +31,57 @@ __all__ = ["BalcerCheuZsum", "BalcerCheuHist"]
 
 
 @dataclass(frozen=True, slots=True)
-class BalcerCheuZsum(Mechanism):
+class _BalcerCheuMechanism(Mechanism):
+    """What zsum and hist share: their parameters, the view pair as the dominating pair,
+    and Renyi and max-divergences that are +inf exactly."""
+
+    parameters: BalcerCheuParameters
+    pair_name: ClassVar[str] = ""
+
+    def params(self) -> dict[str, Any]:
+        """The parameters as a JSON object.
+
+        Returns:
+            `parameters.to_json()`: n, p, d for hist (and epsilon, delta when p came from
+            them).
+        """
+        return self.parameters.to_json()
+
+    def dominating_pair(self) -> DominatingPair:
+        """The view pair itself: every neighbouring pair gives it up to a common shift
+        (zsum) or a relabelling of coordinates (hist).
+
+        Returns:
+            DominatingPair(pair=self.view_pair(), name=the pair's name, ...).
+        """
+        return DominatingPair(pair=self.view_pair(), name=self.pair_name,
+                              proof="docs/balcer-cheu-2020.md")
+
+    def renyi(self, orders: Sequence[float]) -> list[Bracket]:
+        """Renyi divergences: +inf at every order (`renyi_divergence`).
+
+        Args:
+            orders: Renyi orders, each > 1 (inf allowed).
+
+        Returns:
+            One Bracket per order with the EXACT +inf Result at both ends.
+
+        Raises:
+            ParameterError: an order not > 1.
+        """
+        return [Bracket.of(renyi_divergence(self.parameters, a)) for a in orders]
+
+    def max_divergence(self) -> Bracket:
+        """The pure-DP epsilon: +inf (`max_divergence`).
+
+        Returns:
+            Bracket with the EXACT +inf Result at both ends.
+        """
+        return Bracket.of(max_divergence(self.parameters))
+
+
+@dataclass(frozen=True, slots=True)
+class BalcerCheuZsum(_BalcerCheuMechanism):
     """The zero-sum binary counting protocol (Fig. 1) with parameters from `zsum_parameters`.
 
     Attributes:
@@ -39,17 +89,9 @@ class BalcerCheuZsum(Mechanism):
         backend: "float" (certified log-space) or "mp" for the epsilon/delta values.
     """
 
-    parameters: BalcerCheuParameters
     backend: str = "float"
     name: ClassVar[str] = "bc-zsum"
-
-    def params(self) -> dict[str, Any]:
-        """The parameters as a JSON object.
-
-        Returns:
-            `parameters.to_json()`: n, p (and epsilon, delta when p came from them).
-        """
-        return self.parameters.to_json()
+    pair_name: ClassVar[str] = "binomial shift pair"
 
     def view_pair(self) -> ViewPair:
         """The exact neighbouring view Bin(n, p) vs 1 + Bin(n, p) (`zsum_view`).
@@ -61,15 +103,6 @@ class BalcerCheuZsum(Mechanism):
             ParameterError: the backend or the parameters are outside their domains.
         """
         return zsum_view(self.parameters, backend=self.backend)
-
-    def dominating_pair(self) -> DominatingPair:
-        """The view pair itself: every neighbouring pair gives it up to a common shift.
-
-        Returns:
-            DominatingPair(pair=self.view_pair(), name="binomial shift pair", ...).
-        """
-        return DominatingPair(pair=self.view_pair(), name="binomial shift pair",
-                              proof="docs/balcer-cheu-2020.md")
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
         """Exact epsilon(delta) of zsum (`zsum_epsilon`), maximum over both orders.
@@ -100,43 +133,13 @@ class BalcerCheuZsum(Mechanism):
         """
         return Bracket.of(zsum_delta(self.parameters, epsilon, backend=self.backend))
 
-    def renyi(self, orders: Sequence[float]) -> list[Bracket]:
-        """Renyi divergences: +inf at every order (`renyi_divergence`).
-
-        Args:
-            orders: Renyi orders, each > 1 (inf allowed).
-
-        Returns:
-            One Bracket per order with the EXACT +inf Result at both ends.
-
-        Raises:
-            ParameterError: an order not > 1.
-        """
-        return [Bracket.of(renyi_divergence(self.parameters, a)) for a in orders]
-
-    def max_divergence(self) -> Bracket:
-        """The pure-DP epsilon: +inf (`max_divergence`).
-
-        Returns:
-            Bracket with the EXACT +inf Result at both ends.
-        """
-        return Bracket.of(max_divergence(self.parameters))
-
 
 @dataclass(frozen=True, slots=True)
-class BalcerCheuHist(Mechanism):
+class BalcerCheuHist(_BalcerCheuMechanism):
     """The histogram protocol (Fig. 2) with parameters from `hist_parameters`."""
 
-    parameters: BalcerCheuParameters
     name: ClassVar[str] = "bc-hist"
-
-    def params(self) -> dict[str, Any]:
-        """The parameters as a JSON object.
-
-        Returns:
-            `parameters.to_json()`: n, p, d (and epsilon, delta when p came from them).
-        """
-        return self.parameters.to_json()
+    pair_name: ClassVar[str] = "product of two binomial shift pairs"
 
     def view_pair(self) -> ViewPair:
         """The product pair on the two changed coordinates (`hist_view`, float backend).
@@ -145,15 +148,6 @@ class BalcerCheuHist(Mechanism):
             The ViewPair of `hist_view` (tail 1e-30 per coordinate).
         """
         return hist_view(self.parameters)
-
-    def dominating_pair(self) -> DominatingPair:
-        """The view pair itself: every neighbouring pair gives it up to relabelling coordinates.
-
-        Returns:
-            DominatingPair(pair=self.view_pair(), name="product of two binomial shift pairs", ...).
-        """
-        return DominatingPair(pair=self.view_pair(), name="product of two binomial shift pairs",
-                              proof="docs/balcer-cheu-2020.md")
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
         """Exact epsilon(delta) of hist by the 2-D sum (`hist_epsilon`).
@@ -182,25 +176,3 @@ class BalcerCheuHist(Mechanism):
             ParameterError: epsilon < 0 or NaN.
         """
         return Bracket.of(hist_delta(self.parameters, epsilon))
-
-    def renyi(self, orders: Sequence[float]) -> list[Bracket]:
-        """Renyi divergences: +inf at every order (`renyi_divergence`).
-
-        Args:
-            orders: Renyi orders, each > 1 (inf allowed).
-
-        Returns:
-            One Bracket per order with the EXACT +inf Result at both ends.
-
-        Raises:
-            ParameterError: an order not > 1.
-        """
-        return [Bracket.of(renyi_divergence(self.parameters, a)) for a in orders]
-
-    def max_divergence(self) -> Bracket:
-        """The pure-DP epsilon: +inf (`max_divergence`).
-
-        Returns:
-            Bracket with the EXACT +inf Result at both ends.
-        """
-        return Bracket.of(max_divergence(self.parameters))
