@@ -25,7 +25,7 @@ import numpy as np
 
 from accountant.composition.pld import LossPmf
 from accountant.composition.rdp import RdpCurve
-from accountant.domains import DELTA
+from accountant.domains import DELTA, Interval
 from accountant.errors import ParameterError
 from accountant.numeric import rounding
 
@@ -56,6 +56,10 @@ class EpsilonDelta:
             raise ParameterError(f"delta={self.delta!r} is outside [0, 1)")
 
 
+# the noise scale over the sensitivity, declared once for both noise events
+_NOISE_MULTIPLIER = Interval("noise_multiplier", 0.0, math.inf, closed="neither")
+
+
 @dataclass(frozen=True, slots=True)
 class GaussianNoise:
     """The Gaussian mechanism with standard deviation noise_multiplier x sensitivity
@@ -68,10 +72,7 @@ class GaussianNoise:
     noise_multiplier: float
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.noise_multiplier, int | float)
-                and 0 < self.noise_multiplier < math.inf):
-            raise ParameterError(f"noise_multiplier={self.noise_multiplier!r} is outside "
-                                 "(0, inf)")
+        _NOISE_MULTIPLIER.check(self.noise_multiplier)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,10 +87,7 @@ class LaplaceNoise:
     noise_multiplier: float
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.noise_multiplier, int | float)
-                and 0 < self.noise_multiplier < math.inf):
-            raise ParameterError(f"noise_multiplier={self.noise_multiplier!r} is outside "
-                                 "(0, inf)")
+        _NOISE_MULTIPLIER.check(self.noise_multiplier)
 
 
 @dataclass(frozen=True, slots=True)
