@@ -355,6 +355,51 @@ def test_epsilon_search_is_certified_for_many_distinct_pairs():
     assert blanket.delta_for_epsilon(bound, epsilon=eps.value * (1 - 1e-3)).value > 1e-6
 
 
+def _renyi_exact_moment(p, q, alpha):
+    """sum_h p(h)^alpha / q(h)^(alpha - 1) exactly (integer alpha), inf if p is not << q."""
+    total = F(0)
+    for h, ph in p.items():
+        qh = q.get(h, 0)
+        if not qh:
+            return math.inf
+        total += ph ** alpha / qh ** (alpha - 1)
+    return total
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_renyi_upper_is_at_least_the_exact_worst_case(seed):
+    # every dataset of n = 5 users and every ordered pair, exact rational moments at integer
+    # orders (independent enumeration above); the upper end is the clones pair at the
+    # matrix's epsilon0 or epsilon0, whichever is smaller
+    rng = random.Random(900 + seed)
+    rows = [[v + F(1, 20) for v in r] for r in random_rows(rng, rng.choice([2, 3]), 3)]
+    rows = [[v / sum(r) for v in r] for r in rows]  # no zeros: finite epsilon0
+    n, alphas = 5, (2, 3, 6)
+    mech = rz.RandomizerMechanism(rz.Randomizer.from_rows(rows), n)
+    uppers = [b.upper.value for b in mech.renyi(alphas)]
+    k = len(rows)
+    worst = dict.fromkeys(alphas, 0.0)
+    for others in itertools.combinations_with_replacement(range(k), n - 1):
+        views = [enumerate_view(rows, (x, *others)) for x in range(k)]
+        for x, x1 in itertools.permutations(range(k), 2):
+            for a in alphas:
+                mom = _renyi_exact_moment(views[x], views[x1], a)
+                worst[a] = max(worst[a], math.log(mom) / (a - 1))
+    for a, up in zip(alphas, uppers, strict=True):
+        assert up >= worst[a], (a, up, worst[a])
+        assert up <= mech.matrix.epsilon0
+
+
+def test_renyi_upper_uses_the_clones_pair_when_it_is_tighter():
+    # k-RR(4, eps0=1) at n = 1000: the clones pair (every 1-LDP randomizer) is far below
+    # epsilon0 and above protocols.k_rr's certified lower end of the same mechanism
+    mech = rz.RandomizerMechanism(rz.k_rr(4, 1.0), 1000)
+    ref = k_rr_protocol.KRR(n=1000, epsilon0=1.0, k=4).renyi([2.0, 8.0])
+    for b, r in zip(mech.renyi([2.0, 8.0]), ref, strict=True):
+        assert "clones pair" in b.upper.method
+        assert float(r.lower.value) <= b.upper.value < 0.1
+
+
 def test_positive_part_mean_thinned_counts_stay_valid():
     d = np.array([1.5, -0.5, -1.25])
     w = np.array([0.25, 0.5, 0.25])

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from accountant.divergence import delta_bracket, epsilon_bracket, renyi_divergence
 from accountant.domains import ALPHA, DELTA, EPSILON, N_PAIR
 from accountant.errors import ParameterError
+from accountant.protocols import ldp
 from accountant.protocols.contract import DominatingPair, Mechanism
 from accountant.protocols.randomizer import blanket
 from accountant.protocols.randomizer.matrix import Randomizer
@@ -34,7 +35,8 @@ class RandomizerMechanism(Mechanism):
     Upper ends: the blanket bound of `protocols.randomizer.blanket` (every dataset, both
     orders). Lower ends: the exact special pair (all other users hold x, the differing user
     x or x', where (x, x') attains epsilon0), built when it has at most SPECIAL_VIEW_LIMIT
-    histograms. Renyi upper ends are the trivial D_alpha <= epsilon0.
+    histograms. Renyi upper ends: the clones pair at the matrix's epsilon0 (every
+    epsilon0-LDP randomizer) or epsilon0, whichever is smaller.
 
     Attributes:
         matrix: the randomizer (a `Randomizer`; rows given as a 2-D list are validated).
@@ -103,12 +105,29 @@ class RandomizerMechanism(Mechanism):
         return Bracket(lower=lower, upper=up, pair_name="blanket", special=special)
 
     def renyi(self, orders: Sequence[float]) -> list[Bracket]:
-        out = []
-        view = None
+        """Renyi divergences at many orders.
+
+        Upper ends: the smaller of epsilon0 (D_alpha <= D_inf) and the clones pair's
+        certified value at the matrix's epsilon0 (Feldman-McMillan-Talwar 2021: it
+        dominates every epsilon0-LDP randomizer, and the matrix is epsilon0-LDP for the
+        float epsilon0, which is rounded up). Lower ends: the exact special pair, when it is
+        built (module constant SPECIAL_VIEW_LIMIT).
+
+        Args:
+            orders: Renyi orders, each in (1, inf]; inf gives the max-divergence.
+
+        Returns:
+            One Bracket per order, in the order given.
+
+        Raises:
+            ParameterError: an order outside (1, inf].
+        """
         for alpha in orders:
             ALPHA.check(alpha)
-        if any(a != math.inf for a in orders):
-            view = self.view_pair()
+        finite = [float(a) for a in orders if a != math.inf]
+        view = self.view_pair() if finite else None
+        clones = self._clones_renyi(finite)
+        out = []
         for alpha in orders:
             if alpha == math.inf:
                 out.append(self.max_divergence())
@@ -116,8 +135,11 @@ class RandomizerMechanism(Mechanism):
             up = Result(quantity="renyi", value=self.matrix.epsilon0, kind=Kind.UPPER,
                         direction=Direction.MAX, order=float(alpha),
                         method=f"{_METHOD}.renyi (D_alpha <= D_inf <= epsilon0 of the "
-                               "matrix: post-processing; the blanket pair has no Renyi "
-                               "evaluation yet)")
+                               "matrix: post-processing)")
+            c = clones.get(float(alpha))
+            if c is not None and c.value < up.value:
+                up = c.with_(method=f"{_METHOD}.renyi (clones pair at the matrix's epsilon0: "
+                                    f"every epsilon0-LDP randomizer; {c.method})")
             lower = special = None
             if view is not None:
                 value = renyi_divergence(view, alpha)
@@ -129,6 +151,15 @@ class RandomizerMechanism(Mechanism):
                 special = value.with_(method=m, source=_SPECIAL)
             out.append(Bracket(lower=lower, upper=up, special=special))
         return out
+
+    def _clones_renyi(self, alphas: list[float]) -> dict[float, Result]:
+        """{alpha: the clones pair's certified Renyi upper end at the matrix's epsilon0};
+        empty when epsilon0 is 0 or infinite (the trivial end is then exact or all there is)."""
+        e0 = self.matrix.epsilon0
+        if not alphas or not 0 < e0 < math.inf:
+            return {}
+        curve = ldp.renyi_curve(n=self.n, epsilon0=e0, alphas=alphas)
+        return {a: up for a, (_, up) in zip(alphas, curve, strict=True)}
 
     def max_divergence(self) -> Bracket:
         """epsilon0 of the matrix, both ends: every view is a post-processing of n reports
