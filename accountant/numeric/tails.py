@@ -200,15 +200,20 @@ def binomial_window_linear(m: int, prob: float, log_tail: float, *,
 
 
 def _solve(f: Callable[[float], float], target: float, a: float, b: float) -> float:
-    """The x in [a, b] with f(x) = target, f monotone, f(a), f(b) on either side.
+    """The x in [a, b] with f(x) = target, f monotone, f(a), f(b) on either side: to an
+    absolute 1e-9, or a point with the root's floor and ceil.
 
-    Plain bisection to an absolute width of 1e-9 (a few dozen evaluations): the root only
-    places a window edge, whose certificate is computed at the edge afterwards, and a root
-    finder from scipy.optimize would cost ~0.25 s of import in every command-line call.
+    Plain bisection to an absolute width of 1e-9 (a few dozen evaluations), stopped early
+    once [a, b] holds no integer (floor and ceil are then constant over it, so the integer
+    edges that `chernoff_window` takes are those of the full search): the root only places
+    a window edge, whose certificate is computed at the edge afterwards, and a root finder
+    from scipy.optimize would cost ~0.25 s of import in every command-line call.
     """
     fa = f(a) - target
     for _ in range(200):
         if b - a <= 1e-9 * max(1.0, abs(a)):
+            break
+        if math.floor(a) == math.floor(b) and math.ceil(a) == math.ceil(b):
             break
         m = 0.5 * (a + b)
         fm = f(m) - target
