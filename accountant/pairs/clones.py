@@ -24,9 +24,10 @@ the value at a bounds from above, times the value at b from below. The two ends 
 numerical bracket [lower, upper] of the pair's exact value; C-mass outside a certified
 window is added to upper bounds (H_c <= 1) and dropped from lower ones.
 
-S_c(t) is a sum of K log-space binomial terms plus a remainder in [0, B_c(t+K)/(1-r)],
-r = (c-t-K)/(t+K+1) (the ratio of consecutive binomial terms decreases); S enters H with a
-minus sign, so the upper end of H uses remainder 0 and the lower end the remainder bound.
+S_c(t) is a sum of K binomial terms, B_c(t) (log-space) times running products of the
+ratios r(x) = (c-x)/(x+1), plus a remainder in [0, B_c(t+K)/(1-r)], r = r(t+K) (the ratio
+of consecutive binomial terms decreases); S enters H with a minus sign, so the upper end
+of H uses remainder 0 and the lower end the remainder bound.
 """
 
 from __future__ import annotations
@@ -243,26 +244,47 @@ def _terms(pair: ClonePair, cs: np.ndarray, gamma: float,
         z = float(np.min((2 * xstar - cf) / sq))
         terms = int(min(64 + min(3.0, 24.0 / max(z, 1e-3)) * math.sqrt(float(np.max(cs))
                                                                           + 1.0), 100_000))
-    # S_c(t) = B(t) sum_j prod_{i<j} r(t+i), r(x) = (c-x)/(x+1): one log per term; the
-    # cumulative sum of j logs has absolute error <= (j+1) 4u (1 + |partial sum|).
-    j = np.arange(terms - 1)
-    xs = t[:, None] + j[None, :]
+    # S_c(t) = B(t) sum_{j<K} p_j + remainder, p_j = prod_{i<j} r(t+i), r(x) = (c-x)/(x+1)
+    # < 1 for x >= t (t > c/2 when gamma >= 1): one division and one product per term, no
+    # log or exp. c - x and x + 1 are integers below 2^53 (exact in float), so each ratio
+    # is within u relative and each product adds one more rounding: p_j is within
+    # gamma_2j = 2ju / (1 - 2ju) relative, plus at most j 2^-1074 absolute once it
+    # underflows (r <= 1 never amplifies that), and since p_0 = 1 the sum is within
+    # gamma_2K + K^2 2^-1074 < gamma_2K + u relative (the summation's own error is in
+    # `rel` below).
+    terms = max(int(terms), 1)
+    tf = t.astype(float)
+    j = np.arange(terms, dtype=float)
+    sums, p_k = np.empty(cs.size), np.empty(cs.size)
+    # a few rows at a time, so that the two work arrays stay in cache (same arithmetic)
+    rows = max(1, 32768 // terms)
+    ratios, den = np.empty((min(rows, cs.size), terms)), np.empty((min(rows, cs.size), terms))
+    for lo in range(0, cs.size, rows):
+        part = slice(lo, min(lo + rows, cs.size))
+        r, d = ratios[:part.stop - lo], den[:part.stop - lo]
+        np.subtract.outer(cf[part] - tf[part], j, out=r)  # c - x for x = t + j, j < K
+        if float(np.min(r[:, -1])) < 0:
+            np.maximum(r, 0.0, out=r)  # past c: B is 0
+        np.add.outer(tf[part] + 1.0, j, out=d)
+        np.divide(r, d, out=r)  # r(t + j)
+        np.cumprod(r, axis=1, out=r)  # column j: p_{j+1}
+        sums[part] = np.sum(r[:, :-1], axis=1)
+        p_k[part] = r[:, -1]
+    rel_sum = 2.0 * (terms + 1) * UNIT_ROUNDOFF / (1.0 - 2.0 * (terms + 1) * UNIT_ROUNDOFF) \
+        + UNIT_ROUNDOFF
+    b_t = np.exp(log_b_t)
+    partial = (1.0 + sums) * b_t
+    # remainder sum_{x >= t+K} B(x) <= B(t+K) / (1 - r(t+K)) (the ratios decrease); p_K is
+    # rounded up by its error bound, and 1 - r(t+K) down by the rounding of r and of the
+    # subtraction (3u, taken as 4u)
+    p_last = p_k * (1.0 + rel_sum) + terms * 2.0 ** -1074
+    nxt = tf + terms
+    ratio = np.maximum(cf - nxt, 0.0) / (nxt + 1.0)
+    room = 1.0 - ratio - 4 * UNIT_ROUNDOFF
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        steps = np.log(np.maximum(cs[:, None] - xs, 0) / (xs + 1.0))
-    cum = np.concatenate([np.zeros((cs.size, 1)), np.cumsum(steps, axis=1)], axis=1)
-    cum_err = (np.arange(terms) + 1) * 4 * UNIT_ROUNDOFF * (1 + np.abs(
-        np.where(np.isfinite(cum), cum, 0.0)))
-    rel_sum = float(np.max(np.expm1(cum_err))) if terms else 0.0
-    partial = np.sum(np.exp(cum), axis=1) * np.exp(log_b_t)
-    nxt = t + terms
-    ratio = np.where(nxt <= cs, (cs - nxt) / (nxt + 1.0), 0.0)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        last = cum[:, -1] + np.where(nxt - 1 <= cs, np.log(np.maximum(cs - nxt + 1, 0)
-                                                            / (nxt + 0.0)), -np.inf)
-        remainder = np.where((nxt <= cs) & (ratio < 1.0),
-                             np.exp(last + log_b_t) / np.maximum(1.0 - ratio, 1e-300), 0.0)
-    remainder = np.where((nxt <= cs) & (ratio >= 1.0), np.inf, remainder)
-    remainder = remainder * (1 + rel_sum + PMF_RELATIVE_ERROR)
+        remainder = np.where(room > 0, p_last * b_t / np.where(room > 0, room, 1.0), np.inf)
+    remainder = np.where(cf >= nxt, remainder, 0.0)  # past c every term is 0
+    remainder = remainder * (1 + PMF_RELATIVE_ERROR + 8 * UNIT_ROUNDOFF)
     first = a_coef * np.exp(log_b_prev)
     rel = PMF_RELATIVE_ERROR + rel_sum + (terms + 4) * 2 * UNIT_ROUNDOFF
     second = b_coef * partial
@@ -350,16 +372,70 @@ def _block_integral(a: float, b: float) -> float:
 def _delta_pair(pair: ClonePair, gamma: float, tail: float, blocks: int,
                 layout: tuple[Any, ...] | None = None) -> tuple[float, float, float]:
     """(certified lower, certified upper, nominal d upper/d gamma) of H_gamma."""
-    starts, ends, masses, log_cut = layout or _c_blocks(pair, tail, blocks)
+    layout = layout or _c_blocks(pair, tail, blocks)
+    upper, slope = _delta_upper(pair, gamma, layout)
+    return _delta_lower(pair, gamma, layout), upper, slope
+
+
+def _delta_upper(pair: ClonePair, gamma: float,
+                 layout: tuple[Any, ...]) -> tuple[float, float]:
+    """(certified upper, nominal d upper/d gamma) of H_gamma: each block at its start."""
+    starts, _, masses, log_cut = layout
     cut = math.exp(log_cut) if log_cut > -745 else 0.0
-    both = np.concatenate([starts, ends])
-    lo_all, hi_all, slope_all = _terms(pair, both, gamma, None)
-    h_hi_start, h_lo_end = hi_all[:starts.size], lo_all[starts.size:]
-    shrink = 1 / (1 + PMF_RELATIVE_ERROR + 4 * UNIT_ROUNDOFF * (ends - starts + 1))
-    lower = math.fsum(masses * shrink * h_lo_end) * (1 - 1e-12)
+    _, h_hi_start, slope_start = _terms(pair, starts, gamma, None)
     upper = math.fsum(masses * h_hi_start) * (1 + 1e-12) + cut * (1 + 1e-12)
-    slope = math.fsum(masses * slope_all[:starts.size])
-    return lower, min(upper, 1.0), slope
+    return min(upper, 1.0), math.fsum(masses * slope_start)
+
+
+def _delta_lower(pair: ClonePair, gamma: float, layout: tuple[Any, ...]) -> float:
+    """Certified lower end of H_gamma: each block at its end, its mass scaled back."""
+    starts, ends, masses, _ = layout
+    h_lo_end, _, _ = _terms(pair, ends, gamma, None)
+    shrink = 1 / (1 + PMF_RELATIVE_ERROR + 4 * UNIT_ROUNDOFF * (ends - starts + 1))
+    return math.fsum(masses * shrink * h_lo_end) * (1 - 1e-12)
+
+
+def _crossing_estimate(pair: ClonePair, delta: float,
+                       layout: tuple[Any, ...]) -> float | None:
+    """A nominal (uncertified) epsilon(delta) of the pair, a starting point for the
+    certified search: Newton on log delta(epsilon) with the C-mixture taken at about 16
+    points, the mass-weighted centres of runs of consecutive blocks of `layout` (H_c is
+    smooth in c). None when the estimate is not positive at epsilon = 0 or the iteration
+    does not settle."""
+    starts, ends, block_masses, _ = layout
+    groups = np.arange(0, starts.size, max(1, starts.size // 16))
+    masses = np.add.reduceat(block_masses, groups)
+    keep = masses > 0
+    centres = np.add.reduceat(block_masses * (starts + ends) / 2.0, groups)[keep] / masses[keep]
+    masses, mids = masses[keep], np.rint(centres).astype(np.int64)
+    log_delta = math.log(delta)
+
+    def g(e: float) -> tuple[float, float]:
+        _, hi, slope = _terms(pair, mids, math.exp(e), None)
+        value = float(np.dot(masses, hi))
+        if value <= 0:
+            return -math.inf, 0.0
+        return math.log(value) - log_delta, float(np.dot(masses, slope)) * math.exp(e) / value
+
+    a, b, x = 0.0, pair.epsilon0, 0.0
+    gx, dx = g(x)
+    if not gx > 0:
+        return None
+    steps = [math.inf, math.inf]
+    for _ in range(60):
+        if gx > 0:
+            a = x
+        else:
+            b = x
+        x_new = x - gx / dx if dx < 0 and math.isfinite(gx) else math.nan
+        if not a < x_new < b or abs(x_new - x) > 0.5 * steps[-2]:
+            x_new = 0.5 * (a + b)
+        if abs(x_new - x) <= 1e-10 * x_new:
+            return x_new
+        steps = [steps[-1], abs(x_new - x)]
+        x = x_new
+        gx, dx = g(x)
+    return None
 
 
 def delta_for_epsilon(pair: ClonePair, *, epsilon: float, tail: float = 1e-30,
@@ -398,8 +474,10 @@ def epsilon_for_delta(pair: ClonePair, *, delta: float, blocks: int = 160,
     The upper end is an epsilon whose certified upper delta is <= delta (so the pair, and
     every mechanism it dominates, is (epsilon, delta)-DP there); the lower end an epsilon
     whose certified lower delta exceeds delta (so the pair's exact epsilon(delta) is
-    larger). Found by Illinois regula falsi on log delta(epsilon) over [0, epsilon0]
-    (delta(epsilon0) = 0 for these pairs) to `relative_tolerance`.
+    larger). Found by `bracket_crossing` (safeguarded Newton on log delta(epsilon) over
+    [0, epsilon0], where delta(epsilon0) = 0 for these pairs) to `relative_tolerance`,
+    started from a nominal estimate on a coarse layout; the search reads only the upper
+    curve (block starts), the lower end only the lower curve (block ends).
 
     Args:
         pair: the clone/blanket pair.
@@ -417,15 +495,22 @@ def epsilon_for_delta(pair: ClonePair, *, delta: float, blocks: int = 160,
     """
     DELTA.check(delta)
     tail = max(min(delta * 1e-9, 1e-30), 1e-300)
-    cache: dict[float, tuple[float, float, float]] = {}
     layout = _c_blocks(pair, tail, blocks)
+    cache: dict[float, tuple[float, float, float]] = {}
+    lower_cache: dict[float, float] = {}
 
     def f(e: float) -> tuple[float, float, float]:
-        if e not in cache:
-            cache[e] = _delta_pair(pair, math.exp(e), tail, blocks, layout)
+        if e not in cache:  # the lower end is `lower`'s (NaN here: never read)
+            cache[e] = (math.nan, *_delta_upper(pair, math.exp(e), layout))
         return cache[e]
 
-    up, low = bracket_crossing(f, delta, pair.epsilon0, relative_tolerance)
+    def lower(e: float) -> float:
+        if e not in lower_cache:
+            lower_cache[e] = _delta_lower(pair, math.exp(e), layout)
+        return lower_cache[e]
+
+    up, low = bracket_crossing(f, delta, pair.epsilon0, relative_tolerance,
+                               start=_crossing_estimate(pair, delta, layout), lower=lower)
     m = f"protocols.clone_pair.epsilon_for_delta({pair.description.get('pair')})"
     mk = lambda v, kind: Result(quantity="epsilon", value=v, kind=kind,  # noqa: E731
                                 direction=Direction.MAX, method=m, source=pair.source,
@@ -433,24 +518,31 @@ def epsilon_for_delta(pair: ClonePair, *, delta: float, blocks: int = 160,
     return Bracket(lower=mk(low, Kind.LOWER), upper=mk(up, Kind.UPPER))
 
 
-def bracket_crossing(f: Any, delta: float, epsilon0: float,
-                     rtol: float) -> tuple[float, float]:
+def bracket_crossing(f: Any, delta: float, epsilon0: float, rtol: float, *,
+                     start: float | None = None, lower: Any = None) -> tuple[float, float]:
     """The certified bracket of epsilon(delta) of a pair with a nonincreasing delta curve.
 
     Safeguarded Newton on g(e) = log upper(e) - log delta, bracketed by a (g > 0) and b
-    (g <= 0); bisection whenever Newton leaves the bracket.
+    (g <= 0): bisection whenever Newton leaves the bracket or its step is not below half
+    the step before last. Once the Newton root r is within 2h of one end (h = rtol r / 3),
+    the next point is r - h, or r plus twice the Newton step (at most h, at least h/1000),
+    on the other side of the root if r is accurate enough, so that one more evaluation
+    closes the bracket.
 
     Args:
         f: e -> (certified lower, certified upper, slope in gamma) of delta(e).
         delta: the target, in (0, 1).
         epsilon0: where delta(epsilon0) = 0 (the right end of the search).
         rtol: the relative width at which the search stops.
+        start: a first point to evaluate (e.g. a nominal estimate of the root); it only
+            saves evaluations, the result is certified either way.
+        lower: e -> certified lower of delta(e), when it is cheaper apart; f's lower item
+            is then never read.
 
     Returns:
         (upper, lower): f(upper)[1] <= delta and f(lower)[0] > delta (lower = 0 if none).
     """
-    if f(0.0)[1] <= delta:
-        return 0.0, 0.0
+    low_of = lower if lower is not None else (lambda e: f(e)[0])
     log_delta = math.log(delta)
 
     def g(e: float) -> tuple[float, float]:
@@ -460,49 +552,58 @@ def bracket_crossing(f: Any, delta: float, epsilon0: float,
         return math.log(up) - log_delta, slope * math.exp(e) / up  # d/de log up
 
     a, b = 0.0, epsilon0
-    x = 0.0
+    x = start if start is not None and 0.0 < start < epsilon0 else 0.0
     gx, dx = g(x)
+    # the sides are decided on f itself (log may round an upper end an ulp above delta to
+    # g = 0): b always has f(b)[1] <= delta. a = 0 is taken as f(0)[1] > delta and only
+    # checked when the search needs it: when no point above delta has been seen by the
+    # first bisection or by the end.
+    a_seen = f(x)[1] > delta
+    if a_seen:
+        a = x
+    elif x == 0:
+        return 0.0, 0.0
+    else:
+        b = x
+    steps = [math.inf, math.inf]  # the last two step lengths
     for _ in range(200):
-        step_ok = dx < 0 and math.isfinite(gx)
-        x_new = x - gx / dx if step_ok else 0.5 * (a + b)
-        if not (a < x_new < b):
-            x_new = 0.5 * (a + b)
-        if gx > 0:
-            a = max(a, x)
-        else:
-            b = min(b, x)
-        x = x_new
-        gx, dx = g(x)
-        if gx > 0:
-            a = max(a, x)
-        else:
-            b = min(b, x)
         if b - a <= rtol * b:
             break
-        if abs(gx) < 1e-9 and gx > 0:
-            # Newton converged from above: probe just past the root for the upper end
-            probe = x * (1 + rtol / 2)
-            if g(probe)[0] <= 0:
-                b = min(b, probe)
-                break
-        if abs(gx) < 1e-9 and gx <= 0:
-            # converged from below (b = x certified): Newton's steps shrink to nothing and
-            # never raise a; one probe short of the root closes the bracket
-            probe = x * (1 - rtol / 2)
-            if g(probe)[0] > 0:
-                a = max(a, probe)
-                break
+        r = x - gx / dx if dx < 0 and math.isfinite(gx) else math.nan
+        if not a < r <= b or abs(r - x) > 0.5 * steps[-2]:  # (r = b: g(b) = 0 exactly)
+            if not a_seen:
+                if f(0.0)[1] <= delta:
+                    return 0.0, 0.0
+                a_seen = True
+            x_new = 0.5 * (a + b)  # Newton leaves the bracket or does not converge
+        else:
+            # past the root by twice the Newton step (the root's error is of the order of
+            # its square), at most h: the upper end b stays close to the root
+            h = rtol * r / 3
+            x_new = (r + min(h, max(2 * abs(r - x), h / 1000)) if r - a <= 2 * h
+                     else (r - h if b - r <= 2 * h else r))
+            if not a < x_new < b:
+                x_new = r
+        steps = [steps[-1], abs(x_new - x)]
+        x = x_new
+        gx, dx = g(x)
+        if f(x)[1] > delta:
+            a, a_seen = max(a, x), True
+        else:
+            b = min(b, x)
+    if not a_seen and f(0.0)[1] <= delta:
+        return 0.0, 0.0
     # lower end: one Newton step on the lower curve from b, then back off until certified
-    lo_b, _, slope = f(b)
+    lo_b = low_of(b)
     _, db = g(b)
-    lower = a
+    low = a
     if lo_b > 0 and db < 0:
-        lower = max(min(b - (math.log(lo_b) - log_delta) / db, b) * (1 - rtol / 4), 0.0)
+        low = max(min(b - (math.log(lo_b) - log_delta) / db, b) * (1 - rtol / 4), 0.0)
     step = max(rtol * b, 1e-300)
-    while lower > 0 and f(lower)[0] <= delta:
-        lower = max(lower - step, 0.0)
+    while low > 0 and low_of(low) <= delta:
+        low = max(low - step, 0.0)
         step *= 2.0
-    return b, lower
+    return b, low
 
 
 # ------------------------------------------------------------------ Renyi
