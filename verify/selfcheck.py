@@ -27,6 +27,7 @@ import mpmath
 
 from accountant import ViewPair
 from accountant import divergence as dv
+from accountant.cli.registry import EXIT_STATUS
 from accountant.cli.types import integer, real
 from accountant.composition import kov
 from accountant.domains import Interval
@@ -639,8 +640,9 @@ _SEED = Interval("seed", 0, 2 ** 32 - 1, closed="both", integer=True)
 
 def _handle(args: Any) -> dict[str, Any]:
     """The `selfcheck` command: the report of `run` (the command line prints it as JSON
-    with --json, else as a table)."""
-    return run(seed=args.seed, seconds=args.seconds)
+    with --json, else as a table); the process exits with status 1 when a check failed."""
+    report = run(seed=args.seed, seconds=args.seconds)
+    return report | ({EXIT_STATUS: 1} if report["violations"] else {})
 
 
 def register(subparsers: Any) -> None:
@@ -653,7 +655,8 @@ def register(subparsers: Any) -> None:
         "selfcheck", help="run a sample of the soundness checks on this machine",
         description="Check random privacy numbers against an independent mpmath oracle "
                     "(verify/oracle.py): upper ends never below the truth, lower ends never "
-                    "above it, exact values within their precision.")
+                    "above it, exact values within their precision. Exit status 1 when any "
+                    "check fails (the report lists the first 20), 0 otherwise.")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--seed", type=integer(_SEED), default=None,
                         help="random seed, an integer in [0, 4294967295] (default: fresh)")

@@ -28,6 +28,7 @@ from accountant.cli.registry import (
     AUDIT_REPORT,
     BOUND_FACE,
     COMMANDS,
+    EXIT_STATUS,
     EXTRA_HANDLERS,
     PROTOCOL_COMMANDS,
     PROTOCOLS,
@@ -291,6 +292,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for key in ("protocol", "bound"):
         if getattr(args, key, None):
             out[key] = getattr(args, key)
+    # a handler may ask for a nonzero exit status (e.g. selfcheck with violations: scripts
+    # and CI must see the finding without parsing the output)
+    status = int(body.pop(EXIT_STATUS, 0))
     out.update(body)
     out["version"] = __version__
     try:
@@ -301,7 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
     except BrokenPipeError:  # `... | head`: the reader left; not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 0
+    return status
 
 
 if __name__ == "__main__":  # pragma: no cover

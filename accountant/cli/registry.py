@@ -21,10 +21,14 @@ from typing import Any
 
 __all__ = ["ProtocolSpec", "BoundSpec", "Handler", "ProtocolEntry", "PROTOCOLS",
            "AUDIT_REPORT", "AUDIT_PAPERS",
-           "PROTOCOL_COMMANDS", "COMMANDS", "EXTRA_HANDLERS", "BOUND_FACE", "load",
-           "protocol_spec"]
+           "PROTOCOL_COMMANDS", "COMMANDS", "EXTRA_HANDLERS", "BOUND_FACE", "EXIT_STATUS",
+           "load", "protocol_spec"]
 
 Handler = Callable[[argparse.Namespace], dict[str, Any]]
+
+# A handler's result may carry this key with a nonzero int: the process then exits with it
+# (the key is not printed). selfcheck uses it when it finds violations.
+EXIT_STATUS = "exit_status"
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,22 @@ def test_selfcheck_table_output(capsys: pytest.CaptureFixture) -> None:
     assert "violations" in out and "cases" in out
 
 
+def test_selfcheck_exits_1_when_a_check_fails(monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture) -> None:
+    # a finding must reach scripts and CI through the exit status, not only the report
+    real_case = selfcheck.random_case
+
+    def one_wrong(rng: random.Random, c: selfcheck.Checker) -> str:
+        family = real_case(rng, c)
+        c.violations.append(selfcheck.Violation("planted", "a number on the wrong side"))
+        return family
+
+    monkeypatch.setattr(selfcheck, "random_case", one_wrong)
+    assert main(["selfcheck", "--json", "--seconds", "0.5", "--seed", "3"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["violations"] >= 1 and "exit_status" not in report
+
+
 @pytest.mark.parametrize("flags", [["--seconds", "0"], ["--seconds", "-5"],
                                    ["--seconds", "nan"], ["--seconds", ""],
                                    ["--seed", "-1"], ["--seed", "1.5"], ["--seed", "2e20"]])
