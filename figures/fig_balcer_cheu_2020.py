@@ -1,7 +1,7 @@
 """Balcer and Cheu, ITC 2020: the audit table and exact epsilon(delta) of zsum versus n.
 
 Two outputs (docs/balcer-cheu-2020.md#balcer-and-cheu-2020):
-1. The audit table (`protocols.balcer_cheu_audit.audit_table`): for each (epsilon, delta, n)
+1. The audit table (`protocols.balcer_cheu.audit.audit_table`): for each (epsilon, delta, n)
    on the audit grid, the paper's claim (Theorem 3.1(i): zsum is (eps, delta)-DP;
    Theorem 3.2(i): hist is (2 eps, 2 delta)-DP) against the certified exact epsilon of the
    protocol's view at the claimed delta, the verdict and the looseness (claimed / computed).

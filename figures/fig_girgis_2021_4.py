@@ -10,7 +10,7 @@ docs/conversions.md#rdp-composition to docs/conversions.md#optimal-composition):
   composition (upper bound): the paper's "FMT20 + KOV15" baseline;
 - the same with [FMT20]'s closed form (comparison; min over the splits in
   `girgis_pipelines.DELTA_SPLITS`);
-- RDP of the [FMT20] clones pair, evaluated numerically (`protocols.clone_pair`) x T ->
+- RDP of the [FMT20] clones pair, evaluated numerically (`pairs.clones`) x T ->
   Lemma 1 (certified upper bound for every epsilon0-LDP randomizer; full mode only);
 - Theorem 3 x T -> Lemma 1, the paper's "lower bound" pipeline (NOT a bound; see
   `figures.girgis_pipelines`);

@@ -460,7 +460,7 @@ def delta_for_epsilon(pair: ClonePair, *, epsilon: float, tail: float = 1e-30,
     """
     EPSILON.check(epsilon)
     lo, hi, _ = _delta_pair(pair, math.exp(epsilon), tail, blocks)
-    m = f"protocols.clone_pair.delta_for_epsilon({pair.description.get('pair')})"
+    m = f"pairs.clones.delta_for_epsilon({pair.description.get('pair')})"
     mk = lambda v, kind: Result(quantity="delta", value=v, kind=kind,  # noqa: E731
                                 direction=Direction.MAX, method=m, source=pair.source,
                                 at=float(epsilon), error_budget=max(hi - lo, 0.0))
@@ -511,7 +511,7 @@ def epsilon_for_delta(pair: ClonePair, *, delta: float, blocks: int = 160,
 
     up, low = bracket_crossing(f, delta, pair.epsilon0, relative_tolerance,
                                start=_crossing_estimate(pair, delta, layout), lower=lower)
-    m = f"protocols.clone_pair.epsilon_for_delta({pair.description.get('pair')})"
+    m = f"pairs.clones.epsilon_for_delta({pair.description.get('pair')})"
     mk = lambda v, kind: Result(quantity="epsilon", value=v, kind=kind,  # noqa: E731
                                 direction=Direction.MAX, method=m, source=pair.source,
                                 at=float(delta), error_budget=max(up - low, 0.0))
@@ -705,7 +705,7 @@ def renyi_curve(pair: ClonePair, *, alphas: list[float], blocks: int = 64,
     lo_pts, hi_pts, log_lo_pts, log_up_pts = _renyi_excess_terms(pair, points, al)
     hi_start, lo_end = hi_pts[:, :-1], lo_pts[:, 1:]
     shrink = 1 / (1 + PMF_RELATIVE_ERROR + 4 * UNIT_ROUNDOFF * (ends - starts + 1))
-    m = f"protocols.clone_pair.renyi_divergence({pair.description.get('pair')})"
+    m = f"pairs.clones.renyi_divergence({pair.description.get('pair')})"
     out = []
     for i, a in enumerate(al):
         a1 = a - 1.0
@@ -761,7 +761,7 @@ def renyi_divergence(pair: ClonePair, *, alpha: float, blocks: int = 64,
     """
     ALPHA.check(alpha)
     if alpha == math.inf:
-        m = f"protocols.clone_pair.renyi_divergence({pair.description.get('pair')})"
+        m = f"pairs.clones.renyi_divergence({pair.description.get('pair')})"
         r = Result(quantity="renyi", value=pair.epsilon0, kind=Kind.EXACT,
                    direction=Direction.MAX, method=m, source=pair.source, order=math.inf)
         return Bracket(lower=r, upper=r)

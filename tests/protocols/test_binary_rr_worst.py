@@ -1,4 +1,4 @@
-"""The all-counts pass of shuffled binary RR (protocols.binary_rr_worst) and the mechanism-level
+"""The all-counts pass of shuffled binary RR (protocols.binary_rr.worst) and the mechanism-level
 epsilon(delta) built on it, against independent mpmath sums over every outcome."""
 
 from __future__ import annotations

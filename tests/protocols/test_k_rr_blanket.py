@@ -1,5 +1,5 @@
-"""The N-revealing blanket pair of shuffled k-RR (k_rr_blanket): soundness against brute-force
-enumeration of the real shuffled histogram over ALL datasets, an independent mpmath
+"""The N-revealing blanket pair of shuffled k-RR (protocols.k_rr.blanket): soundness against
+brute-force enumeration of the real shuffled histogram over ALL datasets, an independent mpmath
 evaluation of the pair, monotonicity in N, ordering against the
 docs/single-message.md#blanket-pairs-for-k-rr pair, and the
 counterexample showing that the variation-ratio pair (N not revealed) is not an upper bound

@@ -80,7 +80,7 @@ def binomial_smoothness_delta(*, n: int, gamma: float, epsilon: float, k: int = 
             worst = max(worst, logsumexp(logd[event]))
     value = 0.0 if worst == -math.inf else min(1.0, math.exp(worst + err) * (1 + 1e-12))
     return Result(quantity="delta", value=value, kind=Kind.UPPER, direction=Direction.MAX,
-                  method="protocols.balcer_cheu_smoothness.binomial_smoothness_delta "
+                  method="protocols.balcer_cheu.smoothness.binomial_smoothness_delta "
                          "(exact tails, float)",
                   source=Source(citation=CITATION, locator="Appendix A, Definition A.1"),
                   error_budget=value - math.exp(worst) if worst > -math.inf else 0.0,

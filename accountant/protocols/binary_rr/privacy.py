@@ -2,14 +2,14 @@
 (docs/single-message.md#binary-randomized-response).
 
 The view pair of one count `ones` (how many of the other n-1 users hold a 1) and its
-notation are in `binary_rr_view`; relabelling 0 <-> 1 maps the pair with `ones` to the pair
+notation are in `binary_rr.view`; relabelling 0 <-> 1 maps the pair with `ones` to the pair
 with n-1-ones, P and Q swapped, so the maximum over both orders only needs ones <= (n-1)/2.
 
-This module is the protocol's front: the view pair (`binary_rr_view`), the all-counts pass
-(`binary_rr_worst`) and the Renyi divergences (`binary_rr_renyi`) are re-exported here.
+This module is the protocol's front: the view pair (`binary_rr.view`), the all-counts pass
+(`binary_rr.worst`) and the Renyi divergences (`binary_rr.renyi`) are re-exported here.
 
 Mechanism level (ones=None): the worst case over all n counts, computed exactly (every
-count's pair evaluated, certified; delta and epsilon through `binary_rr_worst`) for
+count's pair evaluated, certified; delta and epsilon through `binary_rr.worst`) for
 n <= `EXACT_WORST_CASE_LIMIT` (Renyi: `RENYI_WORST_CASE_LIMIT`); beyond, the special
 pair (a LOWER bound on the mechanism) and the blanket pair of
 docs/single-message.md#blanket-pairs-for-k-rr (a certified UPPER
@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 # Largest n for which ones=None maximises delta / epsilon over every count's pair
-# (binary_rr_worst: about 1 s per delta evaluation at n = 1e5).
+# (binary_rr.worst: about 1 s per delta evaluation at n = 1e5).
 EXACT_WORST_CASE_LIMIT = 100_000
 # Below this delta the all-counts pass (linear-space sums) cannot resolve a count's delta
 # next to the float range's floor; the mechanism value falls back to the blanket bound.

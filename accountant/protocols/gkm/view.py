@@ -392,7 +392,7 @@ def pure_epsilon(view: ViewPair, *, direction: Direction | str = Direction.MAX) 
     sup_out = view.description["outside_loss_sup"]
 
     def one(loss: np.ndarray, outside: float, d: Direction) -> Result:
-        method = "protocols.gkm_view.pure_epsilon (float64 log-space, box + certified outside)"
+        method = "protocols.gkm.view.pure_epsilon (float64 log-space, box + certified outside)"
         if np.any(np.isposinf(loss)):
             return Result(quantity="max_divergence", value=math.inf, kind=Kind.EXACT,
                           direction=d, method=method + " [support mismatch]", source=SOURCE,
@@ -435,12 +435,12 @@ def pure_epsilon_lower(view: ViewPair) -> Result:
     if np.any(np.isinf(loss)):
         return Result(quantity="max_divergence", value=math.inf, kind=Kind.EXACT,
                       direction=Direction.MAX, order=math.inf, source=SOURCE,
-                      method="protocols.gkm_view.pure_epsilon_lower [support mismatch]")
+                      method="protocols.gkm.view.pure_epsilon_lower [support mismatch]")
     value = max(float(np.max(np.abs(loss))) - float(view.loss_error), 0.0)
     return Result(quantity="max_divergence", value=value, kind=Kind.LOWER,
                   direction=Direction.MAX, order=math.inf, source=SOURCE,
                   error_budget=float(view.loss_error),
-                  method="protocols.gkm_view.pure_epsilon_lower (largest grid loss)")
+                  method="protocols.gkm.view.pure_epsilon_lower (largest grid loss)")
 
 
 def pure_epsilon_rays(*, n: int, ones: int, epsilon_prime: float, q: float, s: int,
@@ -518,7 +518,7 @@ def pure_epsilon_rays(*, n: int, ones: int, epsilon_prime: float, q: float, s: i
                * (abs(law_p.log_total) + abs(law_q.log_total) + 2))
     sup_pq = max(nom_pq + err, far - log_g_low + far_err)
     sup_qp = max(nom_qp + err, -far - log_g_low + far_err)
-    method = "protocols.gkm_view.pure_epsilon_rays (float64 log-space, 1-D rays + far bound)"
+    method = "protocols.gkm.view.pure_epsilon_rays (float64 log-space, 1-D rays + far bound)"
     out = []
     for value, nominal, d in ((sup_pq, nom_pq, Direction.P_Q), (sup_qp, nom_qp, Direction.Q_P)):
         if nominal == math.inf:

@@ -408,7 +408,7 @@ def delta_for_epsilon(pair: BlanketCountPair, *, epsilon: float, tail: float = 1
     """
     EPSILON.check(epsilon)
     lo, hi, _ = _delta_pair(pair, math.exp(epsilon), _layout(pair, tail, blocks))
-    m = "protocols.k_rr_blanket.delta_for_epsilon(blanket pair, N revealed)"
+    m = "protocols.k_rr.blanket.delta_for_epsilon(blanket pair, N revealed)"
     mk = lambda v, kind: Result(quantity="delta", value=v, kind=kind,  # noqa: E731
                                 direction=Direction.MAX, method=m, source=pair.source,
                                 at=float(epsilon), error_budget=max(hi - lo, 0.0))
@@ -446,7 +446,7 @@ def epsilon_for_delta(pair: BlanketCountPair, *, delta: float, blocks: int = 64,
         return cache[e]
 
     up, low = clone_pair.bracket_crossing(f, delta, pair.epsilon0, relative_tolerance)
-    m = "protocols.k_rr_blanket.epsilon_for_delta(blanket pair, N revealed)"
+    m = "protocols.k_rr.blanket.epsilon_for_delta(blanket pair, N revealed)"
     mk = lambda v, kind: Result(quantity="epsilon", value=v, kind=kind,  # noqa: E731
                                 direction=Direction.MAX, method=m, source=pair.source,
                                 at=float(delta), error_budget=max(up - low, 0.0))
