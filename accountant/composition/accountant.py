@@ -16,7 +16,10 @@ only then).
 Routes, each used when every entry of the ledger supports it:
 
 - `pld`: the certified PLD engine on each entry's dominating pair (upper end) and, where
-  the entries have one, on pairs whose value is a lower bound (lower end);
+  the entries have one, on pairs whose value is a lower bound (lower end): a protocol's
+  special pair for a plain round, and for a Poisson-subsampled or add/remove round the
+  count of y* under one real neighbouring pair (`Mechanism.subsampled_view_pair`), each
+  composed by the optimistic PLD: a lower bound on the mechanism;
 - `rdp`: the sum of the entries' RDP curves, converted (Mironov, CKS, optimal); a curve
   built by a pipeline that is not a theorem (ZW19 on a replace-one curve) is heuristic:
   listed, never an end of the bracket;
@@ -270,6 +273,14 @@ class Accountant:
             notes["pld"] = (f"{label}: subsampled/add-remove PLD needs a protocol with a "
                             "clones or blanket pair")
 
+        lower = None
+        try:
+            lower = mech.subsampled_view_pair(q, self._relation)
+        except (AccountantError, MemoryError) as exc:
+            notes["pld.lower"] = f"{label}: no subsampled neighbouring pair ({exc})"
+        if lower is not None and not lower.grid_exact:
+            lower = None  # an optimistic PLD needs true grid values
+
         def heuristic_curve() -> RdpCurve | None:
             base = base_curve()
             if base is None:
@@ -279,8 +290,10 @@ class Accountant:
             return subsampling.poisson_subsampled(base, sampling_rate=q,
                                                   base_relation="replace-one")
 
-        return LedgerEntry(label, count, upper_source=upper, curve_factory=heuristic_curve,
-                           notes=notes)
+        # lower end: one real neighbouring pair's view (the special pair's count of y* under
+        # Poisson participation), whose optimistic PLD is a lower bound on the mechanism
+        return LedgerEntry(label, count, upper_source=upper, lower_source=lower,
+                           curve_factory=heuristic_curve, notes=notes)
 
     def _eps_delta(self, event: EpsilonDelta, count: int, rate: float | None) -> LedgerEntry:
         e, d = float(event.epsilon), float(event.delta)
@@ -434,6 +447,7 @@ class Accountant:
         lowers = [e.lower_source for e in self._ledger]
         same = all(u is low for u, low in zip(uppers, lowers, strict=True))
         entries: list[dict[str, Any]] = []
+        lower_width = discretization
         if all(u is not None for u in uppers):
             try:
                 out = pld.compose_views([(u, e.count) for u, e in zip(uppers, self._ledger,
@@ -443,6 +457,9 @@ class Accountant:
             except (AccountantError, MemoryError) as exc:
                 entries.append({"method": "pld", "skipped": str(exc)})
             else:
+                # the lower pairs are composed once on the upper end's final grid (no
+                # refinement of their own: half the work, a comparable absolute error)
+                lower_width = discretization or out.discretization
                 entry: dict[str, Any] = {
                     "method": "pld.pessimistic",
                     "result": out.upper.with_(method=f"[pld] {out.upper.method}"),
@@ -468,13 +485,16 @@ class Accountant:
             try:
                 out = pld.compose_views([(low, e.count) for low, e in zip(
                     lowers, self._ledger, strict=True)], delta=delta, epsilon=epsilon,
-                    discretization=discretization)
+                    discretization=lower_width)
             except (AccountantError, MemoryError):
                 out = None
             if out is not None and out.lower is not None:
                 # the optimistic value of one neighbouring pair: a lower bound on the mechanism
                 entries.append({"method": "pld.special_pair.optimistic",
-                                "result": out.lower.with_(method=f"[pld] {out.lower.method}")})
+                                "result": out.lower.with_(
+                                    method=f"[pld] optimistic PLD of one neighbouring "
+                                           f"pair (a lower bound on the mechanism): "
+                                           f"{out.lower.method}")})
         return entries
 
     def rdp_curve(self) -> RdpCurve | None:

@@ -67,6 +67,27 @@ class Mechanism(abc.ABC):
         """
         return None
 
+    def subsampled_view_pair(self, rate: float,
+                             relation: str = "substitute") -> ViewPair | None:
+        """One real neighbouring pair's view of a Poisson-subsampled round (each user takes
+        part with probability `rate`), reduced by post-processing to a count, or None.
+
+        Its divergences are LOWER bounds on the subsampled mechanism's (one pair of the
+        maximum over pairs; docs/conversions.md#a-certified-lower-end-for-subsampled-rounds),
+        never upper bounds; the accountant composes it as the lower end of subsampled and
+        add/remove rounds.
+
+        Args:
+            rate: the participation probability q, in (0, 1].
+            relation: "substitute" (the differing user's data changes, its coin is shared)
+                or "add-remove" (the differing user is present or absent).
+
+        Returns:
+            A float ViewPair whose grid is exact, or None (this default implementation
+            returns None).
+        """
+        return None
+
     def dominating_pair(self) -> DominatingPair | None:
         """A pair that dominates every neighbouring pair, or None (see `no_pair_reason`).
 

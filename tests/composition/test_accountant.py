@@ -200,7 +200,12 @@ def test_subsampled_shuffle_round_and_honest_routes():
     report = acc.report(delta=1e-6)
     assert report.bracket.upper.kind is Kind.UPPER and "[pld]" in report.bracket.upper.method
     assert report.heuristic  # the ZW19 pipeline on replace-one curves: listed, not chosen
-    assert report.bracket.lower is None and report.bracket.pair_lower is not None
+    # lower end: one neighbouring pair's subsampled count (binary RR, a member of the class),
+    # below the dominating pair's own lower end, which is listed apart
+    lower = report.bracket.lower
+    assert lower.kind is Kind.LOWER and "one neighbouring pair" in lower.method
+    assert report.bracket.pair_lower is not None
+    assert 0 < lower.value <= report.bracket.pair_lower.value <= report.bracket.upper.value
     rdp = [e for e in report.entries if e["method"].startswith("rdp")]
     assert rdp and all(e["result"].kind is Kind.HEURISTIC for e in rdp)
 

@@ -2,7 +2,9 @@
 for n <= 6, T <= 3 and q in {0.3, 1}, the exact composed delta(eps) of every dataset pair
 (the view is the number of messages and of ones, enumerated here independently of the
 library) stays at or below the certified upper end from the subsampled dominating pair
-(docs/conversions.md#poisson-subsampling-of-a-shuffled-round)."""
+(docs/conversions.md#poisson-subsampling-of-a-shuffled-round), and the lower end (one
+neighbouring pair's count, docs/conversions.md#a-certified-lower-end-for-subsampled-rounds)
+stays at or below it."""
 
 import itertools
 import math
@@ -51,6 +53,7 @@ def test_exact_subsampled_delta_is_below_the_certified_upper(n, rounds, q, relat
     epsilon0 = 1.0
     pair = BinaryRR(n=n, epsilon0=epsilon0).dominating_pair().pair
     source = SubsampledPair(pair, q, relation)
+    view = BinaryRR(n=n, epsilon0=epsilon0).subsampled_view_pair(q, relation)
     for epsilon in (0.2, 0.8):
         worst = 0.0
         for ones in range(n):
@@ -67,6 +70,11 @@ def test_exact_subsampled_delta_is_below_the_certified_upper(n, rounds, q, relat
                                   discretization=1e-3).upper.value
         # the brute force sums in float: a relative 1e-12 covers its rounding
         assert worst <= upper * (1 + 1e-12), (epsilon, worst, upper)
+        # the lower end: one neighbouring pair's count of 1s, optimistic PLD
+        lower = pld.compose_views([(view, rounds)], epsilon=epsilon,
+                                  discretization=1e-3).lower.value
+        assert lower <= worst + _BRUTE_SLACK, (epsilon, lower, worst)
+        assert lower > 0
         if relation == "add-remove" and q == 1.0:
             assert worst == pytest.approx(1.0) and upper == 1.0  # presence is revealed
         else:
@@ -165,8 +173,11 @@ def _check_krr(n: int, rounds: int, q: float, relation: str, epsilon0: float) ->
         bracket = acc.get_delta(eps)
         upper = bracket.upper.value
         assert exact <= upper + _BRUTE_SLACK, (eps, exact, upper)
-        if bracket.lower is not None:
-            assert bracket.lower.value <= exact + _BRUTE_SLACK, (eps, bracket.lower.value, exact)
+        # a lower end in every case: the special pair (plain round) or the subsampled
+        # special-pair count (Mechanism.subsampled_view_pair)
+        assert bracket.lower is not None
+        assert bracket.lower.value <= exact + _BRUTE_SLACK, (eps, bracket.lower.value, exact)
+        assert bracket.lower.value <= upper
         if relation == "add-remove" and q == 1.0:
             assert exact == pytest.approx(1.0) and upper == 1.0  # presence is revealed
         else:

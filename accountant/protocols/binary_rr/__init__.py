@@ -23,6 +23,7 @@ from accountant.protocols.binary_rr.renyi import (
 from accountant.protocols.binary_rr.view import (
     DEFAULT_TAIL,
     flip_probability,
+    keep_probability,
     special_loss,
     view_pair,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "delta_for_epsilon",
     "epsilon_for_delta",
     "flip_probability",
+    "keep_probability",
     "max_divergence",
     "order_deltas",
     "renyi_curve",

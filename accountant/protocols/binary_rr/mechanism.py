@@ -7,9 +7,15 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from accountant.pairs import clones
+from accountant.pairs.subsampled_count import subsampled_count_pair
 from accountant.protocols.binary_rr.privacy import delta_for_epsilon, epsilon_for_delta
 from accountant.protocols.binary_rr.renyi import max_divergence, renyi_curve
-from accountant.protocols.binary_rr.view import check_parameters, view_pair
+from accountant.protocols.binary_rr.view import (
+    check_parameters,
+    flip_probability,
+    keep_probability,
+    view_pair,
+)
 from accountant.protocols.contract import DominatingPair, Mechanism, brackets_by_order
 from accountant.result import Bracket
 from accountant.view import ViewPair
@@ -61,6 +67,31 @@ class BinaryRR(Mechanism):
         """
         return view_pair(n=self.n, epsilon0=self.epsilon0,
                          ones=0 if self.ones is None else self.ones)
+
+    def subsampled_view_pair(self, rate: float,
+                             relation: str = "substitute") -> ViewPair:
+        """The count of 1s under the special pair of a Poisson-subsampled round
+        (`pairs.subsampled_count_pair` with R(1|1) = 1-p, R(1|0) = p): the other users hold
+        0, the differing user 1 (P) or 0 / absent (Q). At rate 1 with the substitute relation
+        it is `view_pair()` at ones = 0. One neighbouring pair: a lower bound on the
+        mechanism, whatever `ones` says.
+
+        Args:
+            rate: participation probability q, in (0, 1].
+            relation: "substitute" or "add-remove".
+
+        Returns:
+            The float ViewPair (grid exact).
+
+        Raises:
+            ParameterError: rate or relation outside its domain.
+        """
+        p = flip_probability(self.epsilon0)
+        keep = keep_probability(self.epsilon0)
+        return subsampled_count_pair(
+            n=self.n, high=keep, low=p, rate=rate, relation=relation, high_complement=p,
+            low_complement=keep, description={"protocol": "binary-rr",
+                                              "epsilon0": self.epsilon0})
 
     def dominating_pair(self) -> DominatingPair:
         """The blanket pair of binary RR (`pairs.clones.blanket_k_rr` with k = 2).

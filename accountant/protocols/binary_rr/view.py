@@ -40,7 +40,7 @@ SOURCE = Source(citation="shuffled randomized response",
                 locator="docs/single-message.md#binary-randomized-response")
 METHOD = "protocols.binary_rr"
 
-__all__ = ["flip_probability", "special_loss", "view_pair", "DEFAULT_TAIL"]
+__all__ = ["flip_probability", "keep_probability", "special_loss", "view_pair", "DEFAULT_TAIL"]
 
 
 def flip_probability(epsilon0: float) -> float:
@@ -53,6 +53,19 @@ def flip_probability(epsilon0: float) -> float:
         p as a float in (0, 1/2); e^-epsilon0 for epsilon0 >= 700.
     """
     return 1.0 / (math.exp(epsilon0) + 1.0) if epsilon0 < 700 else math.exp(-epsilon0)
+
+
+def keep_probability(epsilon0: float) -> float:
+    """1 - p = 1/(1 + e^-epsilon0), the probability of reporting the true bit, computed
+    without cancellation.
+
+    Args:
+        epsilon0: the local randomizer's epsilon0, > 0 (not validated).
+
+    Returns:
+        1 - p as a float in (1/2, 1], within a few ulps of the truth.
+    """
+    return 1.0 / (1.0 + math.exp(-epsilon0))
 
 
 def check_parameters(n: Any, epsilon0: Any, ones: Any = 0) -> tuple[int, float, int | None]:

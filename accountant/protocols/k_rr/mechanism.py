@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from accountant.pairs import clones
+from accountant.pairs.subsampled_count import subsampled_count_pair
 from accountant.protocols.contract import DominatingPair, Mechanism
 from accountant.protocols.k_rr.blanket import blanket_count_pair
 from accountant.protocols.k_rr.privacy import (
@@ -65,6 +67,33 @@ class KRR(Mechanism):
             ParameterError: n > SPECIAL_PAIR_LIMIT.
         """
         return special_pair(n=self.n, epsilon0=self.epsilon0, k=self.k)
+
+    def subsampled_view_pair(self, rate: float,
+                             relation: str = "substitute") -> ViewPair:
+        """The count of y* = x under one neighbouring pair of a Poisson-subsampled round
+        (`pairs.subsampled_count_pair`): the other users hold x' != x, the differing user x
+        (P) or x' / absent (Q); R(x|x) = e^eps0/(e^eps0+k-1), R(x|x') = 1/(e^eps0+k-1). At
+        rate 1 with the substitute relation it is a post-processing of the special pair
+        (relabel x <-> x'). One neighbouring pair: a lower bound on the mechanism.
+
+        Args:
+            rate: participation probability q, in (0, 1].
+            relation: "substitute" or "add-remove".
+
+        Returns:
+            The float ViewPair (grid exact).
+
+        Raises:
+            ParameterError: rate or relation outside its domain.
+        """
+        t = math.exp(-self.epsilon0)            # e^-eps0: no overflow for large eps0
+        den = 1.0 + (self.k - 1) * t
+        high, low = 1.0 / den, t / den
+        return subsampled_count_pair(
+            n=self.n, high=high, low=low, rate=rate, relation=relation,
+            high_complement=(self.k - 1) * t / den,
+            low_complement=(1.0 + (self.k - 2) * t) / den,
+            description={"protocol": "k-rr", "epsilon0": self.epsilon0, "k": self.k})
 
     def dominating_pair(self) -> DominatingPair:
         """The blanket pair that dominates every neighbouring pair.

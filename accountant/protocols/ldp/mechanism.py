@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from accountant.pairs.subsampled_count import subsampled_count_pair
+from accountant.protocols import binary_rr
 from accountant.protocols.contract import DominatingPair, Mechanism, brackets_by_order
 from accountant.protocols.ldp.privacy import (
     check_parameters,
@@ -16,6 +18,7 @@ from accountant.protocols.ldp.privacy import (
     renyi_curve,
 )
 from accountant.result import Bracket
+from accountant.view import ViewPair
 
 __all__ = ["LDP"]
 
@@ -47,6 +50,30 @@ class LDP(Mechanism):
             {"n": n, "epsilon0": epsilon0}.
         """
         return {"n": self.n, "epsilon0": self.epsilon0}
+
+    def subsampled_view_pair(self, rate: float,
+                             relation: str = "substitute") -> ViewPair:
+        """Binary RR's subsampled special-pair count (`BinaryRR.subsampled_view_pair`): binary
+        RR is a member of the class, so the value of this one pair of one randomizer is a
+        lower bound on the worst epsilon0-LDP randomizer's (the same semantics as this
+        class's other lower ends).
+
+        Args:
+            rate: participation probability q, in (0, 1].
+            relation: "substitute" or "add-remove".
+
+        Returns:
+            The float ViewPair (grid exact).
+
+        Raises:
+            ParameterError: rate or relation outside its domain.
+        """
+        p = binary_rr.flip_probability(self.epsilon0)
+        keep = binary_rr.keep_probability(self.epsilon0)
+        return subsampled_count_pair(
+            n=self.n, high=keep, low=p, rate=rate, relation=relation, high_complement=p,
+            low_complement=keep, description={"protocol": "ldp (binary RR, a member of the "
+                                                          "class)", "epsilon0": self.epsilon0})
 
     def dominating_pair(self) -> DominatingPair:
         """The clones pair: it dominates every neighbouring pair of every epsilon0-LDP randomizer.

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from accountant.divergence import delta_bracket, epsilon_bracket, renyi_divergence
 from accountant.domains import ALPHA, DELTA, EPSILON, N_PAIR
 from accountant.errors import ParameterError
+from accountant.pairs.subsampled_count import subsampled_count_pair
 from accountant.protocols import ldp
 from accountant.protocols.contract import DominatingPair, Mechanism
 from accountant.protocols.randomizer import blanket
@@ -70,6 +71,33 @@ class RandomizerMechanism(Mechanism):
             return None
         x, x1 = self._special_inputs()
         return exact_view_pair(self.matrix, self.n, [x] * self.n, [x1] + [x] * (self.n - 1))
+
+    def subsampled_view_pair(self, rate: float,
+                             relation: str = "substitute") -> ViewPair:
+        """The count of y under one neighbouring pair of a Poisson-subsampled round
+        (`pairs.subsampled_count_pair`), (x, x', y) the matrix's max-ratio triple
+        (`Randomizer.max_ratio`: x maximises, x' minimises R(y|.)): the other users hold x',
+        the differing user x (P) or x' / absent (Q). The entries are exact rationals, so
+        the probabilities are rounded once. Other users hold x' (not x, as in `view_pair`):
+        the count of y then has the smallest background. One neighbouring pair: a lower
+        bound on the mechanism.
+
+        Args:
+            rate: participation probability q, in (0, 1].
+            relation: "substitute" or "add-remove".
+
+        Returns:
+            The float ViewPair (grid exact).
+
+        Raises:
+            ParameterError: rate or relation outside its domain.
+        """
+        _, x, x1, y = self.matrix.max_ratio()
+        col = self.matrix.column(y)
+        return subsampled_count_pair(
+            n=self.n, high=col[x], low=col[x1], rate=rate, relation=relation,
+            description={"protocol": "randomizer", "matrix": self.matrix.name, "x": x,
+                         "x_prime": x1, "y": y})
 
     def dominating_pair(self) -> DominatingPair:
         return DominatingPair(pair=blanket.blanket_bound(self.matrix, self.n),
