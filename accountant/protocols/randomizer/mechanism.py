@@ -110,27 +110,27 @@ class RandomizerMechanism(Mechanism):
         DELTA.check(delta)
         up = blanket.epsilon_for_delta(blanket.blanket_bound(self.matrix, self.n),
                                        delta=delta)
-        lower = special = None
-        view = self.view_pair()
-        if view is not None:
-            lo, hi = epsilon_bracket(view, delta)
-            m = f"{_METHOD}.epsilon_for_delta(special pair: lower bound on the mechanism)"
-            lower, special = lo.with_(method=m, source=_SPECIAL), hi.with_(method=m,
-                                                                           source=_SPECIAL)
-        return Bracket(lower=lower, upper=up, pair_name="blanket", special=special)
+        return self._with_special_pair(up, "epsilon_for_delta",
+                                       lambda view: epsilon_bracket(view, delta))
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
         EPSILON.check(epsilon)
         up = blanket.delta_for_epsilon(blanket.blanket_bound(self.matrix, self.n),
                                        epsilon=epsilon)
+        return self._with_special_pair(up, "delta_for_epsilon",
+                                       lambda view: delta_bracket(view, epsilon))
+
+    def _with_special_pair(self, upper: Result, what: str, bracket: Any) -> Bracket:
+        """The Bracket with the blanket `upper` and, when the special pair is built, its
+        certified ends: the lower one a lower bound on the mechanism."""
         lower = special = None
         view = self.view_pair()
         if view is not None:
-            lo, hi = delta_bracket(view, epsilon)
-            m = f"{_METHOD}.delta_for_epsilon(special pair: lower bound on the mechanism)"
+            lo, hi = bracket(view)
+            m = f"{_METHOD}.{what}(special pair: lower bound on the mechanism)"
             lower, special = lo.with_(method=m, source=_SPECIAL), hi.with_(method=m,
                                                                            source=_SPECIAL)
-        return Bracket(lower=lower, upper=up, pair_name="blanket", special=special)
+        return Bracket(lower=lower, upper=upper, pair_name="blanket", special=special)
 
     def renyi(self, orders: Sequence[float]) -> list[Bracket]:
         """Renyi divergences at many orders.
