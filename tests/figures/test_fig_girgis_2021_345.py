@@ -11,6 +11,8 @@ import pytest
 
 from accountant.bounds import feldman_2020, girgis_2021
 from accountant.composition import epsilon_cks, epsilon_kov, poisson_subsampled
+from accountant.divergence import epsilon_bracket
+from accountant.protocols.ldp import LDP
 from figures import fig_girgis_2021_3 as fig3
 from figures import fig_girgis_2021_4 as fig4
 from figures import fig_girgis_2021_5 as fig5
@@ -118,6 +120,19 @@ def test_fig5_refined_below_theorem1_and_library_values(fig5_rows):
         assert r["thm1_zw19"] == epsilon_cks(sub.times(int(r["rounds"])), delta=fig5.DELTA,
                                              real_orders=False).value
     assert fig5_rows[0]["fmt_lqs12_kov"] < fig5_rows[1]["fmt_lqs12_kov"]
+
+
+def test_fig5_certified_lower_is_below_the_upper_bound(fig5_rows):
+    # the lower curve is one real pair of one eps0-LDP randomizer: FMT20 + LQS12 + KOV15 (a
+    # proven upper bound on every eps0-LDP randomizer) must lie above it, and it grows with T
+    lows = [r["lower_binary_rr"] for r in fig5_rows]
+    assert 0 < lows[0] < lows[1]
+    for r in fig5_rows:
+        assert r["lower_binary_rr"] <= r["fmt_lqs12_kov"]
+    # one round: the composed lower end is the single pair's own certified lower end
+    view = LDP(n=10**6, epsilon0=0.5).subsampled_view_pair(0.01, "substitute")
+    low, up = epsilon_bracket(view, fig5.DELTA)
+    assert lows[0] <= float(up.value) * (1 + 1e-9)
 
 
 def test_lqs12_amplification_by_hand():
