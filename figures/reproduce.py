@@ -193,7 +193,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--out", default="reproduce-out",
                    help="output directory (PNG, CSV, audit.md, index.md, index.json)")
     p.add_argument("--quick", action="store_true",
-                   help="smaller grids, same methods (about 11 s on 2 cores)")
+                   help="smaller grids, same methods (about 13 s on 2 cores)")
     p.add_argument("--only", default=None,
                    help="comma-separated figure names (see --list; 'audit' is the report)")
     p.add_argument("--list", action="store_true",
