@@ -16,7 +16,9 @@ __all__ = ["GKM", "GKMP20", "parameters_from_args", "gkmp20_parameters_from_args
 
 
 _RHO = Interval("rho", 0.0, 0.5, closed="right")
-_EPSILON_PRIME = EPSILON.named("epsilon-prime")
+# the protocol's float model bounds the noise parameter (gkm.check_epsilon_prime says why)
+_EPSILON_PRIME = Interval("epsilon-prime", gkm.MIN_EPSILON_PRIME, gkm.MAX_EPSILON_PRIME,
+                          closed="both", note="e^-epsilon' must be in (0, 1) in float64")
 _COPIES = Interval("s", 1, 1e6, closed="both", integer=True)
 _LAM = Interval("lam", 0.0, 1e7, closed="neither")
 

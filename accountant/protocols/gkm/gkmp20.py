@@ -40,10 +40,11 @@ def gkmp20_parameters(*, n: int, epsilon_prime: float, lam: float) -> gkm.GkmPar
         GkmParameters with epsilon None, q = 0, s = 0 and choice "gkmp20".
 
     Raises:
-        ParameterError: n < 1, epsilon_prime <= 0 or lam <= 0.
+        ParameterError: n < 1, epsilon_prime outside [gkm.MIN_EPSILON_PRIME,
+            gkm.MAX_EPSILON_PRIME] or lam <= 0.
     """
     gkm.N_USERS.check(n)
-    gkm.EPSILON_PRIME.check(epsilon_prime)
+    gkm.check_epsilon_prime(epsilon_prime)
     gkm.LAM.check(lam)
     return gkm.GkmParameters(n=int(n), epsilon=None, epsilon_prime=float(epsilon_prime),
                              q=0.0, s=0, lam=float(lam), choice="gkmp20")

@@ -63,6 +63,9 @@ __all__ = [
     "worst_case_max_divergence",
     "ones_range",
     "check_box_budget",
+    "check_epsilon_prime",
+    "MIN_EPSILON_PRIME",
+    "MAX_EPSILON_PRIME",
     "pure_epsilon_both",
     "epsilon_for_delta_worst",
     "delta_for_epsilon_worst",
@@ -216,10 +219,38 @@ def minimal_lam(*, epsilon: float, epsilon_prime: float, s: int) -> float:
     return up(_lam_factor(epsilon=epsilon, epsilon_prime=epsilon_prime) * s * (1 + 1e-15))
 
 
+# Below MIN, e^-epsilon' rounds to 1 in float64: Geo(1 - e^-epsilon') noise has no float
+# model (its tail bounds divide by log(1/r) = 0; such noise would need a box far beyond the
+# 6000 points of `check_box_budget` anyway). Above MAX, e^-2 epsilon' (the box's Poisson
+# mean lam / r^2) underflows.
+MIN_EPSILON_PRIME = 2.0 ** -50
+MAX_EPSILON_PRIME = 300.0
+
+
 def _check_common(n: int, epsilon_prime: float, lam: float) -> None:
     N_USERS.check(n)
-    EPSILON_PRIME.check(epsilon_prime)
+    check_epsilon_prime(epsilon_prime)
     LAM.check(lam)
+
+
+def check_epsilon_prime(epsilon_prime: float) -> None:
+    """Check the noise parameter against the float model: in [MIN_EPSILON_PRIME,
+    MAX_EPSILON_PRIME].
+
+    Args:
+        epsilon_prime: the noise parameter.
+
+    Raises:
+        ParameterError: epsilon_prime outside that range (the message says why).
+    """
+    EPSILON_PRIME.check(epsilon_prime)
+    if not MIN_EPSILON_PRIME <= epsilon_prime <= MAX_EPSILON_PRIME:
+        why = ("e^-epsilon_prime rounds to 1" if epsilon_prime < MIN_EPSILON_PRIME
+               else "e^-2 epsilon_prime underflows to 0")
+        raise ParameterError(f"epsilon_prime={epsilon_prime!r} is outside "
+                             f"[{MIN_EPSILON_PRIME:.4g}, {MAX_EPSILON_PRIME:g}]: {why} in "
+                             "float64, so the geometric noise Geo(1 - e^-epsilon_prime) has no "
+                             "float model")
 
 
 def gkm_parameters(*, n: int, epsilon: float, epsilon_prime: float, q: float,
@@ -249,7 +280,7 @@ def gkm_parameters(*, n: int, epsilon: float, epsilon_prime: float, q: float,
     Q_DROP.check(q)
     if q in (0, 1):
         raise ParameterError(f"q={q!r} is outside (0, 1)")
-    EPSILON_PRIME.check(epsilon_prime)
+    check_epsilon_prime(epsilon_prime)
     if epsilon_prime >= epsilon and (s is None or lam is None):
         raise RegimeError(f"protocols.gkm needs epsilon_prime < epsilon to choose s and lam "
                           f"({CITATION}, Condition 7); got epsilon_prime={epsilon_prime!r}, "
@@ -290,6 +321,11 @@ def theorem6_parameters(*, n: int, epsilon: float, rho: float,
     EPSILON0.named("epsilon").check(epsilon)
     RHO.check(rho)
     epsilon_prime = epsilon - 0.01 * rho * min(epsilon, 1.0)
+    if not epsilon_prime < epsilon:
+        raise ParameterError(f"rho={rho!r} is too small for epsilon={epsilon!r}: "
+                             "epsilon' = epsilon - 0.01 rho min(epsilon, 1) rounds to epsilon in "
+                             f"float64 ({CITATION}, Theorem 6); valid rho >= "
+                             f"{_least_rho(epsilon):.3g}")
     v = dlap_variance(epsilon)
     q = 0.1 * rho * (min(1.0, v) if corrected_q else v) / n
     if not q < 1:
@@ -303,6 +339,11 @@ def theorem6_parameters(*, n: int, epsilon: float, rho: float,
 
 
 # ------------------------------------------------------------------ utility and cost
+def _least_rho(epsilon: float) -> float:
+    """A rho for which epsilon - 0.01 rho min(epsilon, 1) is below epsilon in float64."""
+    return 2.0 * math.ulp(epsilon) / (0.01 * min(epsilon, 1.0))
+
+
 def dlap_variance(a: float) -> float:
     """Var(DLap(a)) = 2 e^-a / (1 - e^-a)^2 (docs/README.md#distributions; parameter a =
     epsilon).
