@@ -54,7 +54,8 @@ from accountant.protocols.randomizer.matrix import Randomizer
 from accountant.result import Direction, Kind, Result, Source
 
 __all__ = ["BlanketBound", "PairTerms", "blanket_bound", "delta_for_epsilon",
-           "delta_given_blanket", "epsilon_for_delta", "positive_part_mean"]
+           "delta_given_blanket", "epsilon_for_delta", "positive_part_mean",
+           "certifiable_blanket", "MAX_BLANKET_RATIO"]
 
 _U = UNIT_ROUNDOFF
 _FFT_ETA = 10 * _U  # stated per-stage error of a radix-2 FFT (docs section, step 4)
@@ -62,6 +63,11 @@ _MAX_FFT = 2 ** 22
 _REACH_SD = 10.0  # tilted standard deviations the FFT window covers on each side
 _CHERNOFF = 0.0  # `resolution` that selects chernoff_positive_part (no lattice)
 _COARSE = 4.0  # lattice steps per sd of the cheap check that usually settles a pair
+# An output y whose column ratio max_x R(y|x) / min_x R(y|x) exceeds this is left out of
+# the blanket (its min moves to the off-support terms): any smaller common component is
+# still a valid decomposition (the bound can only grow), and the kept ratios
+# R(y|x)/omega(y) stay far inside float range (their squares feed the tilted variance).
+MAX_BLANKET_RATIO = 2.0 ** 128
 _SOURCE = Source(citation="Balle, Bell, Gascon, Nissim, CRYPTO 2019 (blanket decomposition)",
                  locator="docs/clones-and-blankets.md#blanket-bound-for-a-randomizer-matrix")
 
@@ -110,15 +116,49 @@ class BlanketBound:
     description: dict[str, Any] = field(default_factory=dict)
 
 
+def certifiable_blanket(matrix: Randomizer) -> tuple[Fraction, tuple[Fraction, ...], int]:
+    """The blanket used by the bound: the matrix's (gamma, omega), except that outputs whose
+    column ratio exceeds MAX_BLANKET_RATIO get no blanket mass.
+
+    Args:
+        matrix: the randomizer.
+
+    Returns:
+        (gamma, omega, dropped): the exact blanket mass and distribution (a common
+        component of every row: gamma omega(y) <= R(y|x) for all x, y) and how many outputs
+        were left out.
+    """
+    mins = []
+    dropped = 0
+    for y in range(matrix.outputs):
+        col = matrix.column(y)
+        low = min(col)
+        if low > 0 and max(col) / low > MAX_BLANKET_RATIO:
+            low = Fraction(0)
+            dropped += 1
+        mins.append(low)
+    gamma = sum(mins, Fraction(0))
+    if gamma == 0:
+        return gamma, tuple(Fraction(0) for _ in mins), dropped
+    return gamma, tuple(v / gamma for v in mins), dropped
+
+
 def blanket_bound(matrix: Randomizer, n: int) -> BlanketBound:
     """The blanket pairs of `matrix` for n shuffled users: an UPPER bound on every dataset.
+
+    Args:
+        matrix: the randomizer.
+        n: number of users, >= 2.
+
+    Returns:
+        The `BlanketBound` (blanket from `certifiable_blanket`).
 
     Raises:
         ParameterError: n < 2.
     """
     N_PAIR.check(n)
     n = int(n)
-    gamma, omega = matrix.blanket()
+    gamma, omega, dropped = certifiable_blanket(matrix)
     support = [y for y in range(matrix.outputs) if omega[y] > 0]
     outside = [y for y in range(matrix.outputs) if omega[y] == 0]
     # exact values are compared through integer ids (equal Fractions, equal ids), so
@@ -173,7 +213,9 @@ def blanket_bound(matrix: Randomizer, n: int) -> BlanketBound:
     return BlanketBound(matrix=matrix, n=n, blanket_mass=gamma, q=down(gamma),
                         pairs=tuple(pairs),
                         description={"pair": "randomizer blanket", "matrix": matrix.name,
-                                     "n": n, "blanket_mass": float(gamma)})
+                                     "n": n, "blanket_mass": float(gamma),
+                                     **({"blanket_outputs_left_out": dropped} if dropped
+                                        else {})})
 
 
 # ---------------------------------------------------------------------- one pair, many N

@@ -24,6 +24,9 @@ __all__ = ["RandomizerMechanism", "SPECIAL_VIEW_LIMIT"]
 # Largest number of histograms on which the special pair (the lower end) is built.
 SPECIAL_VIEW_LIMIT = 30_000
 _METHOD = "protocols.randomizer"
+# The clones pair needs e^epsilon0 as a finite float (the library's local randomizers stop
+# at 700 too); beyond it the post-processing end epsilon0 is the Renyi upper end.
+_CLONES_MAX_EPSILON0 = 700.0
 _SPECIAL = Source(citation="special neighbouring pair of the matrix",
                   locator="all other users hold x; the differing user x or x' (the pair "
                           "attaining epsilon0); exact histogram views")
@@ -182,9 +185,10 @@ class RandomizerMechanism(Mechanism):
 
     def _clones_renyi(self, alphas: list[float]) -> dict[float, Result]:
         """{alpha: the clones pair's certified Renyi upper end at the matrix's epsilon0};
-        empty when epsilon0 is 0 or infinite (the trivial end is then exact or all there is)."""
+        empty when epsilon0 is 0, infinite or above _CLONES_MAX_EPSILON0 (the trivial end
+        epsilon0 is then exact or all there is)."""
         e0 = self.matrix.epsilon0
-        if not alphas or not 0 < e0 < math.inf:
+        if not alphas or not 0 < e0 <= _CLONES_MAX_EPSILON0:
             return {}
         curve = ldp.renyi_curve(n=self.n, epsilon0=e0, alphas=alphas)
         return {a: up for a, (_, up) in zip(alphas, curve, strict=True)}
