@@ -6,16 +6,22 @@ upper epsilon(delta) meets the target, and brackets the true least rho from belo
 largest rho whose certified lower end (one neighbouring pair's real-view counts) still
 exceeds the target. The true epsilon(delta) is non-increasing in rho: more noise tuples
 are a post-processing (the analyzer could add them itself).
+
+The search is bounded: one evaluation costs time roughly proportional to the mean noise
+count n rho 2^-tau in a tuple's cell, so rho stops at MAX_MEAN_COUNT of it (a few seconds
+per evaluation); a target that needs more noise is a RegimeError that says so, with the
+certified epsilon reached there.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from accountant.domains import DELTA, EPSILON
-from accountant.errors import ParameterError
+from accountant.errors import ParameterError, RegimeError
 from accountant.protocols.ggkpv.views import (
     GGKPVParameters,
     epsilon_bracket,
@@ -25,9 +31,11 @@ from accountant.protocols.ggkpv.views import (
 )
 from accountant.result import Result
 
-__all__ = ["Calibration", "calibrate", "least_rho"]
+__all__ = ["Calibration", "calibrate", "least_rho", "MAX_MEAN_COUNT", "largest_rho"]
 
 _RHO_MAX = 1 << 20
+# the evaluation budget of `calibrate`: mean noise count n rho 2^-tau per cell
+MAX_MEAN_COUNT = 1 << 14
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -43,7 +51,8 @@ class Calibration:
             true least rho is above it), or None (no lower end for B <= 3, or none found).
         slides_rho: log(1/delta)/epsilon^2, the slides' rule with constant 1.
         heuristic_rho: least rho meeting the target by the slides' count-level pair
-            (a heuristic comparison, not a calibration).
+            (a heuristic comparison, not a calibration), or None when no rho within the
+            search budget meets it.
     """
 
     params: GGKPVParameters
@@ -53,9 +62,14 @@ class Calibration:
     epsilon: Result
     rho_insufficient: int | None
     slides_rho: float
-    heuristic_rho: int
+    heuristic_rho: int | None
 
     def to_json(self) -> dict[str, Any]:
+        """The calibration as a JSON object (the CLI's output).
+
+        Returns:
+            params, target, rho, certified epsilon, the lower bracket and the heuristics.
+        """
         return {"params": self.params.to_json(), "target_epsilon": self.target_epsilon,
                 "target_delta": self.target_delta, "rho": self.rho,
                 "epsilon": self.epsilon.to_json(),
@@ -95,6 +109,24 @@ def least_rho(ok: Callable[[int], bool], *, start: int = 1, rho_max: int = _RHO_
     return hi
 
 
+def largest_rho(params: GGKPVParameters, delta: float = 1e-6) -> int:
+    """The largest rho `calibrate` evaluates for these n, tau and target delta.
+
+    An evaluation's cost grows like the mean noise count n rho 2^-tau in a cell times the
+    log of the truncated tail (at most delta 1e-14, at most 1e-30), so the budget is
+    n rho 2^-tau max(1, (ln(1/delta) + 32) / 69) <= MAX_MEAN_COUNT.
+
+    Args:
+        params: the parameters (rho is ignored).
+        delta: the target delta, in (0, 1).
+
+    Returns:
+        The search's upper limit on rho (at least 1, at most 2^20).
+    """
+    depth = max(1.0, (math.log(1.0 / delta) + 32.0) / 69.0)
+    return max(1, min(_RHO_MAX, math.floor(MAX_MEAN_COUNT / (params.n * params.pi * depth))))
+
+
 def calibrate(*, n: int, B: int, target_epsilon: float, target_delta: float,
               tau: int | None = None) -> Calibration:
     """The least rho with certified epsilon(target_delta) <= target_epsilon.
@@ -110,11 +142,14 @@ def calibrate(*, n: int, B: int, target_epsilon: float, target_delta: float,
         A `Calibration`.
 
     Raises:
-        ParameterError: invalid parameters, or no rho <= 2^20 meets the target.
+        ParameterError: invalid parameters.
+        RegimeError: no rho up to `largest_rho` (the evaluation budget, module docstring)
+            meets the target; the message gives the certified epsilon reached there.
     """
-    EPSILON.check(target_epsilon)
-    DELTA.check(target_delta)
+    EPSILON.named("target_epsilon").check(target_epsilon)
+    DELTA.named("target_delta").check(target_delta)
     base = ggkpv_parameters(n=n, B=B, rho=1, tau=tau)
+    top = largest_rho(base, target_delta)
 
     def at(rho: int) -> GGKPVParameters:
         return replace(base, rho=rho)
@@ -125,7 +160,16 @@ def calibrate(*, n: int, B: int, target_epsilon: float, target_delta: float,
         uppers[rho] = epsilon_bracket(at(rho), target_delta).upper
         return float(uppers[rho]) <= target_epsilon
 
-    rho = least_rho(upper_ok)
+    try:
+        rho = least_rho(upper_ok, rho_max=top)
+    except ParameterError:
+        reached = uppers[top]
+        raise RegimeError(
+            f"protocols.ggkpv.calibrate: no rho <= {top} meets target_epsilon="
+            f"{target_epsilon!r} at target_delta={target_delta!r} (n={n}, B={B}, "
+            f"tau={base.tau}); the certified epsilon at rho={top} is {float(reached):.6g}. "
+            "Larger rho exceeds the search budget (protocols.ggkpv.calibration.largest_rho: "
+            f"mean noise count n rho 2^-tau <= {MAX_MEAN_COUNT}, less for tiny delta)") from None
     if rho not in uppers:
         upper_ok(rho)
 
@@ -137,8 +181,12 @@ def calibrate(*, n: int, B: int, target_epsilon: float, target_delta: float,
     if base.K >= 8 and lower_fails(1):
         # the largest failing rho: least rho (>= 1) at which the lower end no longer fails
         insufficient = least_rho(lambda r: not lower_fails(r), start=2, rho_max=rho) - 1
-    h_rho = least_rho(lambda r: float(heuristic_epsilon(at(r), target_delta))
-                      <= target_epsilon)
+    try:
+        h_rho: int | None = least_rho(
+            lambda r: float(heuristic_epsilon(at(r), target_delta)) <= target_epsilon,
+            rho_max=top)
+    except ParameterError:  # a heuristic beyond the budget: reported as not found
+        h_rho = None
     return Calibration(params=at(rho), target_epsilon=float(target_epsilon),
                        target_delta=float(target_delta), rho=rho, epsilon=uppers[rho],
                        rho_insufficient=insufficient,
