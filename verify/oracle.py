@@ -40,6 +40,18 @@ __all__ = [
     "binomial_shift_delta",
     "kov_delta",
     "kov_epsilon",
+    "histogram_law",
+    "shuffled_pair",
+    "neighbouring_datasets",
+    "matrix_pairs",
+    "k_rr_rows",
+    "k_rr_pairs",
+    "subsampled_rows",
+    "add_remove_pairs",
+    "iid_product",
+    "product",
+    "gkm_box_pair",
+    "ldp_delta_ceiling",
 ]
 
 Number = Any  # float, int, Fraction or mpmath.mpf
@@ -581,6 +593,322 @@ def kov_epsilon(epsilon: Number, delta: Number, rounds: int,
         else:
             hi = mid
     return hi
+
+
+# ------------------------------------------------------------------ shuffled matrix randomizers
+def histogram_law(rows: Sequence[Sequence[Number]], dataset: Sequence[int],
+                  drop: int | None = None) -> dict[tuple[int, ...], mpmath.mpf]:
+    """The law of the shuffled view of `dataset`: the histogram of the n users' outputs.
+
+    Each user holding input x sends output y with probability rows[x][y], independently;
+    the shuffler keeps only the multiset, i.e. the count of every output. Built by adding
+    one user at a time (exact convolution of categorical laws, at working precision).
+
+    Args:
+        rows: the randomizer R(y|x) = rows[x][y] (each row summing to 1; floats, Fractions
+            or mpf, taken exactly).
+        dataset: the users' inputs.
+        drop: an output index that the analyzer does not see (e.g. "absent" under
+            subsampling), or None.
+
+    Returns:
+        {histogram (counts per visible output): probability}.
+    """
+    m = len(rows[0])
+    mp_rows = [[_mpf(v) for v in row] for row in rows]
+    law: dict[tuple[int, ...], mpmath.mpf] = {(0,) * m: mpmath.mpf(1)}
+    for x in dataset:
+        nxt: dict[tuple[int, ...], mpmath.mpf] = {}
+        for hist, pr in law.items():
+            for y, r in enumerate(mp_rows[x]):
+                if r == 0:
+                    continue
+                h = hist[:y] + (hist[y] + 1,) + hist[y + 1:]
+                nxt[h] = nxt.get(h, mpmath.mpf(0)) + pr * r
+        law = nxt
+    if drop is None:
+        return law
+    out: dict[tuple[int, ...], mpmath.mpf] = {}
+    for hist, pr in law.items():
+        h = hist[:drop] + hist[drop + 1:]
+        out[h] = out.get(h, mpmath.mpf(0)) + pr
+    return out
+
+
+def _aligned(a: dict, b: dict) -> tuple[list[mpmath.mpf], list[mpmath.mpf]]:
+    keys = sorted(set(a) | set(b))
+    zero = mpmath.mpf(0)
+    return [a.get(k, zero) for k in keys], [b.get(k, zero) for k in keys]
+
+
+def shuffled_pair(rows: Sequence[Sequence[Number]], first: Sequence[int],
+                  second: Sequence[int], drop: int | None = None) -> tuple[list, list]:
+    """(P, Q): the shuffled views of two datasets on the union of their histograms.
+
+    Args:
+        rows: the randomizer, as in `histogram_law`.
+        first, second: the two datasets (they may differ in size: add/remove).
+        drop: an unseen output, as in `histogram_law`.
+
+    Returns:
+        Two aligned lists of probabilities.
+    """
+    return _aligned(histogram_law(rows, first, drop), histogram_law(rows, second, drop))
+
+
+def neighbouring_datasets(inputs: int, n: int, *, symbols: int | None = None
+                          ) -> Iterator[tuple[list[int], list[int]]]:
+    """Every neighbouring pair (substitute relation) of n users over `inputs` inputs, up to
+    the order of the users: the differing user holds x (first) or x' != x (second); the
+    other n - 1 users hold any multiset.
+
+    Args:
+        inputs: the number of inputs k.
+        n: users, >= 2.
+        symbols: when the randomizer is symmetric in its inputs (k-RR), the other users
+            need only the inputs 0..symbols-1 (the rest are relabellings) and only x = 0,
+            x' = 1 (read the pairs in both orders); None: every pair.
+
+    Yields:
+        (first, second) datasets, the differing user first.
+    """
+    import itertools
+
+    pool = range(inputs if symbols is None else min(symbols, inputs))
+    for others in itertools.combinations_with_replacement(pool, n - 1):
+        if symbols is not None:
+            # symmetric inputs: the differing user holds 0 or 1 (the other order is the
+            # swapped pair, which "max" directions cover), and the symbols 2, 3, ... are
+            # relabellings of each other: keep their counts non-increasing
+            counts = [others.count(s) for s in range(2, len(pool))]
+            if any(a < b for a, b in zip(counts, counts[1:], strict=False)):
+                continue
+            yield [0, *others], [1, *others]
+            continue
+        for x in range(inputs):
+            for x1 in range(inputs):
+                if x != x1:
+                    yield [x, *others], [x1, *others]
+
+
+def matrix_pairs(rows: Sequence[Sequence[Number]], n: int) -> list[tuple[list, list]]:
+    """The view pairs of every neighbouring pair of datasets of a shuffled randomizer: the
+    mechanism's value of any divergence is the maximum over them (both orders are listed).
+
+    Args:
+        rows: the randomizer (k inputs).
+        n: users, >= 2 (keep C(n + m - 1, m - 1) k^(n+1) small).
+
+    Returns:
+        The list of (P, Q).
+    """
+    return [shuffled_pair(rows, a, b) for a, b in neighbouring_datasets(len(rows), n)]
+
+
+def k_rr_rows(epsilon0: Number, k: int, used: int) -> list[list[mpmath.mpf]]:
+    """k-RR's rows for the inputs 0..used-1, its outputs lumped to those inputs' symbols and
+    one "any other symbol" output (when k > used).
+
+    The symbols nobody holds are exchangeable under every dataset on 0..used-1: given their
+    total, their counts have the same law under both datasets, so the lumped histogram is a
+    sufficient statistic and the divergences are those of the full view.
+
+    Args:
+        epsilon0: the local epsilon0.
+        k: the alphabet size, >= 2.
+        used: how many symbols the datasets use, 2..k.
+
+    Returns:
+        `used` rows of used (+ 1) probabilities.
+    """
+    e = mpmath.exp(_mpf(epsilon0))
+    den = e + k - 1
+    rows = []
+    for x in range(used):
+        row = [e / den if y == x else 1 / den for y in range(used)]
+        if k > used:
+            row.append(mpmath.mpf(k - used) / den)
+        rows.append(row)
+    return rows
+
+
+def k_rr_pairs(n: int, epsilon0: Number, k: int) -> list[tuple[list, list]]:
+    """Every neighbouring pair's view of shuffled k-RR, up to relabelling the symbols: the
+    differing user holds 0 or 1, the n - 1 others any multiset of the symbols 0..n (more
+    distinct symbols are relabellings). Outputs lumped as in `k_rr_rows`.
+
+    Args:
+        n: users, >= 2.
+        epsilon0: the local epsilon0.
+        k: the alphabet size, >= 2.
+
+    Returns:
+        The list of (P, Q): read each in both orders (direction "max").
+    """
+    used = min(k, n + 1)
+    rows = k_rr_rows(epsilon0, k, used)
+    out = []
+    for a, b in neighbouring_datasets(used, n, symbols=used):
+        out.append(shuffled_pair(rows, a, b))
+    return out
+
+
+def subsampled_rows(rows: Sequence[Sequence[Number]], rate: Number) -> list[list[mpmath.mpf]]:
+    """Poisson subsampling as a randomizer: each user takes part with probability `rate` and
+    then applies `rows`; a last output "absent" has probability 1 - rate. Under the
+    substitute relation n is fixed, so the count of absent users is visible anyway.
+
+    Args:
+        rows: the randomizer.
+        rate: the participation probability q.
+
+    Returns:
+        The rows with one more output (absent).
+    """
+    q = _mpf(rate)
+    return [[q * _mpf(v) for v in row] + [1 - q] for row in rows]
+
+
+def add_remove_pairs(rows: Sequence[Sequence[Number]], n: int,
+                     rate: Number) -> list[tuple[list, list]]:
+    """Every add/remove neighbouring pair of a Poisson-subsampled shuffled randomizer: the
+    differing user holds x (present) or is absent; the other n - 1 users hold any multiset.
+    The analyzer sees the messages' histogram only (absent users send nothing).
+
+    Args:
+        rows: the randomizer (k inputs).
+        n: users including the differing one, >= 2.
+        rate: participation probability.
+
+    Returns:
+        The list of (P, Q) and (Q, P).
+    """
+    import itertools
+
+    sub = subsampled_rows(rows, rate)
+    absent = len(sub[0]) - 1
+    out = []
+    for others in itertools.combinations_with_replacement(range(len(rows)), n - 1):
+        for x in range(len(rows)):
+            P, Q = shuffled_pair(sub, [x, *others], list(others), drop=absent)
+            out += [(P, Q), (Q, P)]
+    return out
+
+
+def iid_product(P: Sequence[Number], Q: Sequence[Number], rounds: int
+                ) -> tuple[list[mpmath.mpf], list[mpmath.mpf]]:
+    """The `rounds`-fold product of a pair, lumped to the multiset of outcomes (a sufficient
+    statistic of i.i.d. draws: lossless for every divergence).
+
+    Args:
+        P, Q: the pair.
+        rounds: T >= 1.
+
+    Returns:
+        (P^T, Q^T) on the multisets of T outcomes.
+    """
+    import itertools
+
+    p, q = [_mpf(x) for x in P], [_mpf(x) for x in Q]
+    outP, outQ = [], []
+    for combo in itertools.combinations_with_replacement(range(len(p)), rounds):
+        counts: dict[int, int] = {}
+        for i in combo:
+            counts[i] = counts.get(i, 0) + 1
+        coef = mpmath.factorial(rounds)
+        a, b = coef, coef
+        for i, c in counts.items():
+            f = mpmath.factorial(c)
+            a, b = a * p[i] ** c / f, b * q[i] ** c / f
+        outP.append(a)
+        outQ.append(b)
+    return outP, outQ
+
+
+def product(pairs: Sequence[tuple[Sequence[Number], Sequence[Number]]]
+            ) -> tuple[list[mpmath.mpf], list[mpmath.mpf]]:
+    """The product of several pairs (independent rounds): P1 x P2 x ..., Q1 x Q2 x ...
+
+    Args:
+        pairs: the (P, Q) of each round.
+
+    Returns:
+        The product pair (outcomes in lexicographic order).
+    """
+    P, Q = [mpmath.mpf(1)], [mpmath.mpf(1)]
+    for a, b in pairs:
+        P = [x * _mpf(y) for x in P for y in a]
+        Q = [x * _mpf(y) for x in Q for y in b]
+    return P, Q
+
+
+def ldp_delta_ceiling(epsilon0: Number, epsilon: Number) -> mpmath.mpf:
+    """An upper bound on delta(epsilon) of any pair whose likelihood ratios are at most
+    e^epsilon0 (every view of an epsilon0-LDP randomizer, shuffled or not):
+    sum [P - g Q]_+ <= sum_{P > gQ} P (1 - e^(epsilon - epsilon0)) <= 1 - e^(epsilon-epsilon0).
+
+    Args:
+        epsilon0: the local epsilon0.
+        epsilon: epsilon >= 0.
+
+    Returns:
+        max(0, 1 - e^(epsilon - epsilon0)).
+    """
+    return max(mpmath.mpf(0), -mpmath.expm1(_mpf(epsilon) - _mpf(epsilon0)))
+
+
+# ------------------------------------------------------------------ GKM counting
+def gkm_box_pair(*, n: int, ones: int, epsilon_prime: Number, q: Number, s: int,
+                 lam: Number, box: int) -> tuple[list, list, mpmath.mpf]:
+    """The GKM counting protocol's view pair on the box [0, box)^2, by its definition.
+
+    A dataset with m1 ones and m0 zeros: K1 ~ Bin(m1, 1-q), K0 ~ Bin(m0, 1-q),
+    T = K0 + K1, V+ = s T + K1 + N+ + F, V- = s T + N- + F with N+, N- ~ Geo(1 - r) on
+    0, 1, ... (r = e^-epsilon_prime) and F ~ Poi(lam), all independent. The differing user
+    holds 1 (P: m1 = ones + 1) or 0 (Q: m1 = ones); the other n - 1 users hold `ones` ones.
+    Every divergence summed over the box is a lower bound on the full view's (the terms
+    left out are >= 0); the mass outside the box is returned for information.
+
+    Args:
+        n, ones: users and the others' ones.
+        epsilon_prime, q, s, lam: the protocol's parameters (q = 0, s = 0: GKMP20).
+        box: the box's side.
+
+    Returns:
+        (P, Q, outside): P and Q over the box's cells, and the larger outside mass.
+    """
+    r = mpmath.exp(-_mpf(epsilon_prime))
+    lam_m = _mpf(lam)
+    geo = [(1 - r) * r ** j for j in range(box)]
+    poi = [mpmath.exp(-lam_m) * lam_m ** f / mpmath.factorial(f) for f in range(box)]
+
+    def law(m1: int, m0: int) -> list[list[mpmath.mpf]]:
+        keep = 1 - _mpf(q)
+        b1 = binomial_pmf(m1, keep) if m1 else [mpmath.mpf(1)]
+        b0 = binomial_pmf(m0, keep) if m0 else [mpmath.mpf(1)]
+        shifts: dict[tuple[int, int], mpmath.mpf] = {}
+        for k1, w1 in enumerate(b1):
+            for k0, w0 in enumerate(b0):
+                t = k0 + k1
+                key = (s * t + k1, s * t)
+                shifts[key] = shifts.get(key, mpmath.mpf(0)) + w1 * w0
+        # (N+ + F, N- + F): g(u, v) = sum_f Poi(f) Geo(u - f) Geo(v - f)
+        g = [[mpmath.fsum(poi[f] * geo[u - f] * geo[v - f] for f in range(min(u, v) + 1))
+              for v in range(box)] for u in range(box)]
+        out = [[mpmath.mpf(0)] * box for _ in range(box)]
+        for (da, db), w in shifts.items():
+            if w == 0:
+                continue
+            for a in range(da, box):
+                for b in range(db, box):
+                    out[a][b] += w * g[a - da][b - db]
+        return out
+
+    lp = law(ones + 1, n - 1 - ones)
+    lq = law(ones, n - ones)
+    P = [x for row in lp for x in row]
+    Q = [x for row in lq for x in row]
+    return P, Q, max(1 - mpmath.fsum(P), 1 - mpmath.fsum(Q))
 
 
 def _self_check() -> None:  # pragma: no cover - a quick manual check of the tail sums

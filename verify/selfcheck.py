@@ -100,6 +100,8 @@ class Checker:
     violations: list[Violation] = field(default_factory=list)
     known: Counter = field(default_factory=Counter)
     skip_known: bool = True
+    refusals: Counter = field(default_factory=Counter)
+    refusal_details: list[str] = field(default_factory=list)
 
     @property
     def total(self) -> int:
@@ -165,6 +167,85 @@ class Checker:
                 self._fail(check, "exact value off: " + what, tag)
         else:
             self._fail(check, "not a bound: " + what)
+
+    def between(self, check: str, r: Result | None, low: Any, high: Any, detail: str, *,
+                rtol: Any = EXACT_RTOL, atol: Any = EXACT_ATOL) -> None:
+        """Check a Result against a truth known to lie in [low, high] (low = high when the
+        truth is known): an UPPER must be >= low, a LOWER <= high, an EXACT both (within
+        rtol relative plus atol absolute).
+
+        Args:
+            check: the check's name.
+            r: the library's Result.
+            low, high: bounds on the truth (high may be +inf: unknown).
+            detail: the inputs (a reproducer), for the report.
+            rtol, atol: the EXACT tolerance.
+        """
+        v = self._value(check, r, detail)
+        if v is None or r is None:
+            return
+        lo, hi = mpmath.mpf(low), mpmath.mpf(high)
+        shown = (mpmath.nstr(lo, 20) if lo == hi else
+                 f"[{mpmath.nstr(lo, 20)}, {mpmath.nstr(hi, 20)}]")
+        what = f"{r.kind.value} {mpmath.nstr(v, 20)} vs truth {shown}; {detail}"
+        s_lo = 0 if mpmath.isinf(lo) else ORACLE_RTOL * abs(lo)
+        s_hi = 0 if mpmath.isinf(hi) else ORACLE_RTOL * abs(hi)
+        if r.kind is Kind.UPPER:
+            if mpmath.isinf(v) and v > 0 and not mpmath.isinf(hi):
+                self.infinite_uppers[check] += 1
+            if not v >= lo - s_lo:
+                self._fail(check, "upper below the truth: " + what)
+        elif r.kind is Kind.LOWER:
+            if not v <= hi + s_hi:
+                self._fail(check, "lower above the truth: " + what)
+        elif r.kind is Kind.EXACT:
+            if mpmath.isinf(v):
+                ok = mpmath.isinf(lo) and lo == v
+            else:
+                ok = (v >= lo - s_lo - rtol * abs(lo) - atol
+                      and v <= hi + s_hi + (0 if mpmath.isinf(hi) else rtol * abs(hi)) + atol)
+            if not ok:
+                self._fail(check, "exact value off: " + what)
+        else:
+            self._fail(check, "not a bound: " + what)
+
+    def epsilon_between(self, check: str, r: Result | None, H_low: Callable[[Any], Any],
+                        H_high: Callable[[Any], Any], delta: Any, detail: str) -> None:
+        """Check an epsilon(delta) Result when the true curve H lies between H_low and
+        H_high (both nonincreasing): an UPPER v needs H_low(v) <= delta (else H(v) > delta
+        and v < epsilon(delta)), a LOWER v needs v <= 0 or H_high(v) >= delta, an EXACT both
+        at v widened by EXACT_RTOL.
+
+        Args:
+            check: the check's name.
+            r: the library's epsilon Result.
+            H_low, H_high: curves eps -> a lower / upper bound on the true delta(eps).
+            delta: the delta asked for.
+            detail: the inputs, for the report.
+        """
+        v = self._value(check, r, detail)
+        if v is None or r is None:
+            return
+        d = mpmath.mpf(delta)
+        d_hi, d_lo = d * (1 + ORACLE_RTOL), d * (1 - ORACLE_RTOL)
+        what = f"{r.kind.value} {mpmath.nstr(v, 20)}; {detail}"
+        upper = r.kind in (Kind.UPPER, Kind.EXACT)
+        lower = r.kind in (Kind.LOWER, Kind.EXACT)
+        if r.kind is Kind.HEURISTIC:
+            self._fail(check, "not a bound: " + what)
+            return
+        slack = 0 if r.kind is not Kind.EXACT or mpmath.isinf(v) else \
+            EXACT_RTOL * abs(v) + EXACT_ATOL
+        if upper:
+            if mpmath.isinf(v):
+                self.infinite_uppers[check] += 0 if r.kind is Kind.EXACT else 1
+            elif not oracle.epsilon_is_upper(H_low, v + slack, d_hi):
+                self._fail(check, f"upper end below epsilon(delta) (H(v) >= "
+                           f"{mpmath.nstr(H_low(max(v + slack, 0)), 20)} > delta): " + what)
+        if lower and not oracle.epsilon_is_lower(H_high, v - slack, d_lo):
+            h = H_high(v - slack) if mpmath.isfinite(v) else H_high(mpmath.mpf(10) ** 6)
+            self._fail(check, f"lower end above epsilon(delta) (H(v) <= {mpmath.nstr(h, 20)} "
+                       "< delta): " + what)
 
     def kind_in(self, check: str, r: Result | None, kinds: tuple[Kind, ...],
                 detail: str) -> None:
@@ -484,6 +565,473 @@ def kov_case(c: Checker, epsilon: float, delta: float, rounds: int, *, epsilon_t
                                            epsilon_total=epsilon_total), H(epsilon_total), d)
     c.epsilon("kov.epsilon_kov", kov.epsilon_kov(epsilon=epsilon, delta=delta, rounds=rounds,
                                                  delta_total=delta_total), H, delta_total, d)
+
+
+# ------------------------------------------------------------------ mechanisms (property suite)
+# Truth models for `mechanism_case` and `ledger_case`: a list of view pairs whose maximum is
+# the truth (exact) or a lower bound on it, and the truth's ceilings that hold at any n.
+@dataclass
+class Truth:
+    """What the oracle knows of one mechanism's privacy curve.
+
+    Attributes:
+        pairs: view pairs (P, Q) of real neighbouring datasets (or post-processings of
+            them): the maximum of any divergence over them is a lower bound on the truth.
+        exact: the maximum over `pairs` is the truth itself (every neighbouring pair listed).
+        epsilon0: every view is a post-processing of an epsilon0-LDP report per user (or of
+            their product over rounds), so every divergence is <= epsilon0 and
+            delta(epsilon) <= 1 - e^(epsilon - epsilon0); None when no such ceiling holds.
+        ceiling_pairs: pairs whose maximum is an upper bound on the truth (a dominating
+            pair computed by the oracle), or None.
+        infinite: the Renyi and max-divergences are +inf (support mismatch).
+    """
+
+    pairs: list = field(default_factory=list)
+    exact: bool = False
+    epsilon0: Any = None
+    ceiling_pairs: list | None = None
+    infinite: bool = False
+
+    def delta_low(self, e: Any) -> Any:
+        return max((oracle.hockey_stick(P, Q, e) for P, Q in self.pairs),
+                   default=mpmath.mpf(0))
+
+    def delta_high(self, e: Any) -> Any:
+        if self.exact:
+            return self.delta_low(e)
+        out = mpmath.inf
+        if self.epsilon0 is not None:
+            out = min(out, oracle.ldp_delta_ceiling(self.epsilon0, e))
+        if self.ceiling_pairs is not None:
+            out = min(out, max(oracle.hockey_stick(P, Q, e) for P, Q in self.ceiling_pairs))
+        return out
+
+    def divergence_low(self, alpha: Any) -> Any:
+        if self.infinite:
+            return mpmath.inf
+        if alpha == math.inf:
+            return max((oracle.max_divergence(P, Q) for P, Q in self.pairs),
+                       default=mpmath.mpf(0))
+        return max((oracle.renyi(P, Q, alpha, "max") for P, Q in self.pairs),
+                   default=mpmath.mpf(0))
+
+    def divergence_high(self, alpha: Any) -> Any:
+        if self.infinite or self.exact:
+            return self.divergence_low(alpha)
+        out = mpmath.inf
+        if self.epsilon0 is not None:
+            out = mpmath.mpf(self.epsilon0)
+        if self.ceiling_pairs is not None:
+            f = (oracle.max_divergence if alpha == math.inf else
+                 lambda P, Q: oracle.renyi(P, Q, alpha, "max"))
+            out = min(out, max(f(P, Q) for P, Q in self.ceiling_pairs))
+        return out
+
+
+def _hist_pair(n: int, p: Any) -> tuple[list, list]:
+    B = oracle.binomial_pmf(n, p) + [mpmath.mpf(0)]
+    S = [mpmath.mpf(0)] + oracle.binomial_pmf(n, p)
+    return oracle.product([(B, S), (S, B)])
+
+
+def _count_pair(M: int, tau: int) -> tuple[list, list]:
+    pi = mpmath.ldexp(1, -tau)
+    A = [mpmath.mpf(0)] + oracle.binomial_pmf(M, pi)
+    B = oracle.binomial_pmf(M + 1, pi)
+    return oracle.product([(A, B), (B, A)])
+
+
+def _gkm_box(params: Any) -> int:
+    """A box side for `oracle.gkm_box_pair` (any side is sound: a smaller box only gives a
+    weaker lower bound); kept <= 30 for speed."""
+    need = (params.s + 1) * params.n + params.lam + 6 * math.sqrt(params.lam) + 6 \
+        + 25 / params.epsilon_prime
+    return int(min(30, math.ceil(need)))
+
+
+def mechanism_rows(family: str, args: dict[str, Any]) -> list | None:
+    """The local randomizer of a single-message family as oracle rows (k-RR lumped), or
+    None; for "ldp" the member randomizer drawn with the class."""
+    from verify import strategies
+    from verify.strategies import Matrix
+
+    if family == "binary_rr":
+        p = oracle.flip(args["epsilon0"])
+        return [[1 - p, p], [p, 1 - p]]
+    if family == "k_rr":
+        return oracle.k_rr_rows(args["epsilon0"], args["k"], min(args["k"], args["n"] + 1))
+    if family == "matrix":
+        return Matrix.normalise(args["matrix"])
+    if family == "ldp":
+        return strategies.ldp_member_rows(args["member"], args["epsilon0"])
+    return None
+
+
+def truth_of(family: str, args: dict[str, Any], oracle_n: int) -> Truth:
+    """The oracle's knowledge of a mechanism (module comment above `Truth`).
+
+    Args:
+        family: `Family.truth` of `verify.strategies`.
+        args: the drawn parameters.
+        oracle_n: the largest n at which pairs are brute-forced.
+
+    Returns:
+        The Truth.
+    """
+    n = args.get("n")
+    small = n is not None and n <= oracle_n
+    if family == "binary_rr":
+        return Truth(oracle.binary_rr_pairs(n, args["epsilon0"]) if small else [], small,
+                     args["epsilon0"])
+    if family == "k_rr":
+        return Truth(oracle.k_rr_pairs(n, args["epsilon0"], args["k"]) if small else [],
+                     small, args["epsilon0"])
+    if family == "ldp":
+        if not small:
+            return Truth([], False, args["epsilon0"])
+        pairs = oracle.binary_rr_pairs(n, args["epsilon0"])
+        pairs += oracle.matrix_pairs(mechanism_rows("ldp", args), n)
+        if n <= 3:
+            pairs += oracle.k_rr_pairs(n, args["epsilon0"], 3)
+        return Truth(pairs, False, args["epsilon0"])
+    if family == "matrix":
+        from verify.strategies import Matrix
+
+        rows = Matrix.normalise(args["matrix"])
+        ratio = max((max(c) / min(c) if min(c) > 0 else (math.inf if max(c) > 0 else 1))
+                    for c in zip(*rows, strict=True))
+        e0 = mpmath.inf if ratio == math.inf else mpmath.log(mpmath.mpf(ratio.numerator)
+                                                             / ratio.denominator)
+        return Truth(oracle.matrix_pairs(rows, n) if small else [], small,
+                     None if mpmath.isinf(e0) else e0)
+    if family == "zsum":
+        return Truth([], True, None, infinite=True)  # the curve is binomial_shift_delta
+    if family == "hist":
+        return Truth([_hist_pair(n, args["p"])], True, None, infinite=True)
+    if family == "gkm":
+        params = args["_params"]
+        box = _gkm_box(params)
+        pairs = [oracle.gkm_box_pair(n=params.n, ones=ones, epsilon_prime=params.epsilon_prime,
+                                     q=params.q, s=params.s, lam=params.lam, box=box)[:2]
+                 for ones in range(params.n)]
+        return Truth(pairs, False, None)
+    if family == "ggkpv":
+        params = args["_params"]
+        pairs = [] if params.K < 8 else [_count_pair(params.noise_tuples + params.n - 1,
+                                                     params.tau)]
+        return Truth(pairs, False, None, ceiling_pairs=[_count_pair(params.noise_tuples,
+                                                                    params.tau)],
+                     infinite=True)
+    raise ValueError(f"no truth model {family!r}")
+
+
+def _reproducer(cls: type, args: dict[str, Any], call: str) -> str:
+    shown = {k: v for k, v in args.items() if not k.startswith("_")}
+    return f"{cls.__name__} from {shown!r}: .{call}"
+
+
+def _guarded(c: Checker, check: str, fn: Callable[[], Any], detail: str) -> Any:
+    """Call the library; a typed refusal (ParameterError, RegimeError, PrecisionError that
+    does not say the certified ends cross) is counted, any other exception is a violation."""
+    from accountant.errors import AccountantError
+
+    try:
+        return fn()
+    except AccountantError as exc:
+        if "cross" in str(exc):
+            c.cases[check] += 1
+            c._fail(check, f"certified ends cross ({type(exc).__name__}: {exc}); {detail}")
+        else:
+            c.refusals[check] += 1
+            c.refusal_details.append(f"{check}: {type(exc).__name__}: {exc}; {detail}")
+        return None
+    except Exception as exc:  # noqa: BLE001 - a crash on a valid input is a finding
+        c.cases[check] += 1
+        c._fail(check, f"crash {type(exc).__name__}: {exc}; {detail}")
+        return None
+
+
+def _ordered(c: Checker, check: str, b: Bracket | None, detail: str) -> None:
+    """Bracket.lower <= Bracket.upper (and pair_lower <= upper), as mpf values."""
+    if b is None or b.upper is None:
+        return
+    up = _as_mpf(b.upper.value)
+    for name, r in (("lower", b.lower), ("pair_lower", b.pair_lower)):
+        if r is None:
+            continue
+        c.cases[check + ".ordered"] += 1
+        if not _as_mpf(r.value) <= up:
+            c._fail(check + ".ordered", f"{name} {mpmath.nstr(_as_mpf(r.value), 17)} > upper "
+                    f"{mpmath.nstr(up, 17)}; {detail}")
+
+
+def _as_mpf(v: Any) -> Any:
+    return mpmath.mpf(v.numerator) / v.denominator if isinstance(v, Fraction) else mpmath.mpf(v)
+
+
+def _epsilon_scale(family: str, args: dict[str, Any]) -> float:
+    """The epsilon range a point is drawn in (as a fraction of it)."""
+    if family in ("binary_rr", "k_rr", "ldp"):
+        return float(args["epsilon0"])
+    if family == "zsum":
+        n, p = args["n"], args["p"]
+        return 5.0 if n <= 10 ** 4 else 40.0 / (math.sqrt(n * p * (1 - p)) + 1)
+    if family == "gkm":
+        return 2.0 * float(args["_params"].epsilon_prime)
+    return 4.0
+
+
+@_with_digits
+def mechanism_case(c: Checker, cls: type, args: dict[str, Any], *, epsilon_fraction: float,
+                   delta: float, alphas: list[float],
+                   quantities: tuple[str, ...] = ("delta", "epsilon", "renyi", "max")) -> None:
+    """Every privacy number of one `Mechanism` (from `verify.strategies.FAMILIES`) against
+    the oracle's truth model: upper ends never below the truth's lower bound, lower ends
+    never above the truth's upper bound, exact values both, lower <= upper.
+
+    Args:
+        c: the Checker.
+        cls: the Mechanism class (a key of FAMILIES).
+        args: the drawn parameters.
+        epsilon_fraction: delta(epsilon) is asked at this fraction of the family's scale
+            (epsilon0 for the LDP families).
+        delta: epsilon(delta) is asked at this delta.
+        alphas: Renyi orders (inf: the max-divergence through `renyi`).
+        quantities: which numbers to check.
+    """
+    from verify.strategies import FAMILIES
+
+    fam = FAMILIES[cls]
+    name = fam.truth
+    check = f"{name}.build"
+    c.cases[check] += 1
+    try:  # a draw from the declared domains must construct: any exception is a finding
+        mech = fam.build(args)
+    except Exception as exc:  # noqa: BLE001
+        c._fail(check, f"valid draw refused: {type(exc).__name__}: {exc}; "
+                f"{_reproducer(cls, args, '')}")
+        return
+    if name in ("gkm", "ggkpv"):
+        args = args | {"_params": mech.parameters}
+    truth = truth_of(name, args, fam.oracle_n)
+    epsilon = epsilon_fraction * _epsilon_scale(name, args)
+    if name == "zsum":
+        n, p = args["n"], args["p"]
+
+        def H_lo(e: Any) -> Any:
+            return oracle.binomial_shift_delta(n, p, e)
+        H_hi = H_lo
+    else:
+        H_lo, H_hi = truth.delta_low, truth.delta_high
+    if "delta" in quantities:
+        d = _reproducer(cls, args, f"delta_for_epsilon({epsilon!r})")
+        b = _guarded(c, f"{name}.delta", lambda: mech.delta_for_epsilon(epsilon), d)
+        if b is not None:
+            lo, hi = H_lo(epsilon), H_hi(epsilon)
+            for end in (b.lower, b.upper):
+                if end is not None:
+                    c.between(f"{name}.delta.{end.kind.value}", end, lo, hi, d)
+            _ordered(c, f"{name}.delta", b, d)
+    if "epsilon" in quantities:
+        d = _reproducer(cls, args, f"epsilon_for_delta({delta!r})")
+        b = _guarded(c, f"{name}.epsilon", lambda: mech.epsilon_for_delta(delta), d)
+        if b is not None:
+            for end in (b.lower, b.upper):
+                if end is not None:
+                    c.epsilon_between(f"{name}.epsilon.{end.kind.value}", end, H_lo, H_hi,
+                                      delta, d)
+            _ordered(c, f"{name}.epsilon", b, d)
+    if "renyi" in quantities and alphas:
+        d = _reproducer(cls, args, f"renyi({alphas!r})")
+        bs = _guarded(c, f"{name}.renyi", lambda: mech.renyi(list(alphas)), d)
+        for alpha, b in zip(alphas, bs or [], strict=True):
+            lo, hi = truth.divergence_low(alpha), truth.divergence_high(alpha)
+            da = d + f" [order {alpha!r}]"
+            for end in (b.lower, b.upper):
+                if end is not None:
+                    c.between(f"{name}.renyi.{end.kind.value}", end, lo, hi, da)
+            _ordered(c, f"{name}.renyi", b, da)
+    if "max" in quantities:
+        d = _reproducer(cls, args, "max_divergence()")
+        b = _guarded(c, f"{name}.max", mech.max_divergence, d)
+        if b is not None:
+            lo, hi = truth.divergence_low(math.inf), truth.divergence_high(math.inf)
+            for end in (b.lower, b.upper):
+                if end is not None:
+                    c.between(f"{name}.max.{end.kind.value}", end, lo, hi, d)
+            _ordered(c, f"{name}.max", b, d)
+
+
+@_with_digits
+def ledger_case(c: Checker, cls: type, args: dict[str, Any], *, rounds: list[int],
+                rate: float | None, relation: str, view: tuple[list, list] | None,
+                epsilon_fraction: float, delta: float) -> None:
+    """An `Accountant` ledger of `sum(rounds)` runs of one mechanism (in entries of
+    `rounds` runs each), optionally Poisson-subsampled, optionally with one fixed ViewPair
+    event, against the product of the oracle's view pairs (maximised over the datasets).
+
+    Args:
+        c: the Checker.
+        cls: BinaryRR, KRR, RandomizerMechanism or LDP (small n).
+        args: the drawn parameters (for LDP with a "member" matrix).
+        rounds: the counts of the entries.
+        rate: the sampling rate of `Subsampled`, or None (plain rounds).
+        relation: "substitute" or "add-remove".
+        view: a (p, q) of floats composed once as a ViewPair event, or None.
+        epsilon_fraction: get_delta at this fraction of T epsilon0 (3 T without epsilon0).
+        delta: get_epsilon at this delta.
+    """
+    from accountant import ViewPair
+    from accountant.composition import Accountant, Subsampled
+    from verify.strategies import FAMILIES
+
+    fam = FAMILIES[cls]
+    name = fam.truth
+    n = args["n"]
+    mech = _guarded(c, f"ledger.{name}.build", lambda: fam.build(args), str(args))
+    if mech is None:
+        return
+    rows = mechanism_rows(name, args)
+    if relation == "add-remove":
+        base = oracle.add_remove_pairs(rows, n, 1 if rate is None else rate)
+    else:
+        sub = rows if rate is None else oracle.subsampled_rows(rows, rate)
+        symbols = len(rows) if name == "k_rr" else None  # k-RR: symmetric in its inputs
+        base = [oracle.shuffled_pair(sub, a, b)
+                for a, b in oracle.neighbouring_datasets(len(rows), n, symbols=symbols)]
+    # the oracle's product has C(cells + T - 1, T) outcomes per pair: fewer rounds beyond
+    # a budget (the reproducer shows the rounds actually composed)
+    def cost(t: int) -> int:
+        return sum(math.comb(len(P) + t - 1, t) for P, _ in base)
+
+    while len(rounds) > 1 and cost(sum(rounds)) > 30_000:
+        rounds = rounds[:-1]
+    if cost(sum(rounds)) > 30_000:
+        rounds = [1]
+    T = sum(rounds)
+    if name == "binary_rr" and rate is None and relation == "substitute":
+        base = oracle.binary_rr_pairs(n, args["epsilon0"])  # the same pairs, fewer cells
+    pairs = []
+    for P, Q in base:
+        Pt, Qt = oracle.iid_product(P, Q, T)
+        if view is not None:
+            Pt, Qt = oracle.product([(view[0], view[1]), (Pt, Qt)])
+        pairs.append((Pt, Qt))
+    exact = name != "ldp"
+    e0 = args.get("epsilon0")
+    ceiling = None
+    if name == "ldp" and relation == "substitute" and view is None:
+        ceiling = T * mpmath.mpf(e0)
+    truth = Truth(pairs, exact, ceiling)
+    scale = T * float(e0) if e0 is not None else 3.0 * T
+    epsilon = epsilon_fraction * scale
+    shown = (f"Accountant({relation!r}) with {cls.__name__} from "
+             f"{ {k: v for k, v in args.items() if k != 'member'}!r}, rounds={rounds}, "
+             f"rate={rate!r}, view={view!r}")
+
+    def build() -> Any:
+        acc = Accountant(relation)
+        if view is not None:
+            acc.compose(ViewPair.from_arrays(view[0], view[1]))
+        for r in rounds:
+            acc.compose(mech if rate is None and relation == "substitute" else
+                        Subsampled(mech, 1.0 if rate is None else rate), count=r)
+        return acc
+
+    acc = _guarded(c, f"ledger.{name}.build", build, shown)
+    if acc is None:
+        return
+    d = shown + f": get_delta({epsilon!r})"
+    b = _guarded(c, f"ledger.{name}.delta", lambda: acc.get_delta(epsilon), d)
+    if b is not None:
+        lo, hi = truth.delta_low(epsilon), truth.delta_high(epsilon)
+        for end in (b.lower, b.upper):
+            if end is not None:
+                c.between(f"ledger.{name}.delta.{end.kind.value}", end, lo, hi, d)
+        _ordered(c, f"ledger.{name}.delta", b, d)
+    d = shown + f": get_epsilon({delta!r})"
+    b = _guarded(c, f"ledger.{name}.epsilon", lambda: acc.get_epsilon(delta), d)
+    if b is not None:
+        for end in (b.lower, b.upper):
+            if end is not None:
+                c.epsilon_between(f"ledger.{name}.epsilon.{end.kind.value}", end,
+                                  truth.delta_low, truth.delta_high, delta, d)
+        _ordered(c, f"ledger.{name}.epsilon", b, d)
+
+
+def exact_divergence_case(c: Checker, p: list[Fraction], q: list[Fraction], *,
+                          backend: str, direction: str, exp_epsilon: Fraction,
+                          delta: Fraction, alpha: float, dps: int = 150) -> None:
+    """Every public divergence of `ViewPair.from_arrays(p, q, backend=...)` on exact
+    rational PMFs (gaps as small as 1e-60 need the oracle's `dps` digits), with delta(epsilon)
+    asked through `exp_epsilon` (a rational e^epsilon, the exact backend's input) and
+    through epsilon = log(exp_epsilon) as a float.
+
+    Args:
+        c: the Checker.
+        p, q: PMFs of Fractions summing to exactly 1.
+        backend: "float", "mp" or "exact" (the float and mp backends get the Fractions).
+        direction: "P||Q", "Q||P" or "max".
+        exp_epsilon: e^epsilon >= 1, a Fraction.
+        delta: in (0, 1), a Fraction.
+        alpha: a Renyi order > 1 (finite).
+        dps: the oracle's digits.
+    """
+    from accountant import ViewPair
+
+    with oracle.digits(dps):
+        d0 = (f"ViewPair.from_arrays({[str(x) for x in p]}, {[str(x) for x in q]}, "
+              f"backend={backend!r}) direction={direction!r}")
+        view = _guarded(c, "exact_divergence.build",
+                        lambda: ViewPair.from_arrays(p, q, backend=backend), d0)
+        if view is None:
+            return
+        g = mpmath.mpf(exp_epsilon.numerator) / exp_epsilon.denominator
+        P = [mpmath.mpf(x.numerator) / x.denominator for x in p]
+        Q = [mpmath.mpf(x.numerator) / x.denominator for x in q]
+
+        def H(e: Any) -> Any:
+            return oracle.hockey_stick(P, Q, e, direction)
+
+        truth = min(H(mpmath.log(g)), mpmath.mpf(1))
+        kw = {"direction": direction}
+        d = d0 + f": delta_for_epsilon(exp_epsilon=Fraction({exp_epsilon}))"
+        r = _guarded(c, "exact_divergence.delta",
+                     lambda: dv.delta_for_epsilon(view, exp_epsilon=exp_epsilon, **kw), d)
+        # the exact backend's rationals must equal the truth (to the oracle's digits); the
+        # mp backend works at 50 digits and float at 16
+        rtol = mpmath.mpf(10) ** -(dps - 20) if backend == "exact" else EXACT_RTOL
+        atol = mpmath.mpf(10) ** -(dps - 20) if backend == "exact" else EXACT_ATOL
+        if r is not None:
+            c.between(f"exact_divergence.delta.{backend}", r, truth, truth, d, rtol=rtol,
+                      atol=atol)
+        eps_f = float(mpmath.log(g))
+        d = d0 + f": delta_for_epsilon({eps_f!r})"
+        r = _guarded(c, "exact_divergence.delta_float_eps",
+                     lambda: dv.delta_for_epsilon(view, eps_f, **kw), d)
+        if r is not None:
+            t = H(eps_f)
+            c.between(f"exact_divergence.delta_float_eps.{backend}", r, t, t, d, rtol=rtol,
+                      atol=atol)
+        dm = mpmath.mpf(delta.numerator) / delta.denominator
+        d = d0 + f": epsilon_for_delta(Fraction({delta}))"
+        r = _guarded(c, "exact_divergence.epsilon",
+                     lambda: dv.epsilon_for_delta(view, delta, **kw), d)
+        if r is not None:
+            c.epsilon_between(f"exact_divergence.epsilon.{backend}", r, H, H, dm, d)
+        d = d0 + f": renyi_divergence({alpha!r})"
+        r = _guarded(c, "exact_divergence.renyi",
+                     lambda: dv.renyi_divergence(view, alpha, **kw), d)
+        if r is not None:
+            t = oracle.renyi(P, Q, alpha, direction)
+            c.between(f"exact_divergence.renyi.{backend}", r, t, t, d,
+                      rtol=mpmath.mpf(10) ** -30, atol=mpmath.mpf(10) ** -40)
+        d = d0 + ": max_divergence()"
+        r = _guarded(c, "exact_divergence.max", lambda: dv.max_divergence(view, **kw), d)
+        if r is not None:
+            t = oracle.max_divergence(P, Q, direction)
+            c.between(f"exact_divergence.max.{backend}", r, t, t, d,
+                      rtol=mpmath.mpf(10) ** -30, atol=mpmath.mpf(10) ** -40)
 
 
 # ------------------------------------------------------------------ random cases
