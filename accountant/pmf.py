@@ -6,11 +6,15 @@ an upper bound on the mass that the box does not represent. Three backends share
 - "float": `values` are natural-log probabilities (float64), `log_error` bounds the
   absolute error of each one (the stated error model of `accountant.numeric.special`,
   propagated through every operation);
-- "mp": `values` are mpmath.mpf probabilities (object array), at the working precision;
+- "mp": `values` are mpmath.mpf probabilities (object array), each within a relative
+  `relative_error()` of the true probability (stated by the producer in `value_error`, or
+  the model of `model_relative_error`); operations work at the inputs' precision and
+  state the error of their results;
 - "exact": `values` are fractions.Fraction probabilities (object array).
 
 Invariant: every grid value is at most the true probability at that point (exactly equal
-when `exact_on_grid`), and the true mass not represented on the grid is at most `tail`.
+when `exact_on_grid`; for "mp", up to the relative error), and the true mass not represented
+on the grid is at most `tail`.
 Operations (shift, mixture, convolution, product) keep the invariant, so that divergences
 computed from a PMF can add `tail` and stay sound.
 """
@@ -27,18 +31,83 @@ import mpmath
 import numpy as np
 
 from accountant.errors import ParameterError
+from accountant.numeric import rounding
 from accountant.numeric.logspace import logsumexp
-from accountant.numeric.mp import to_mpf
+from accountant.numeric.mp import mantissa_bits, to_fmpq, to_mpf
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 
 __all__ = ["PMF", "BACKENDS", "shift", "reflect", "mixture", "convolve", "product",
-           "check_backend"]
+           "check_backend", "model_relative_error", "value_precision", "compose_errors"]
 
 BACKENDS = ("float", "mp", "exact")
 
 # float: entries more than this far below the peak (in log) underflow in the scaled
 # linear-domain convolution; their mass is moved to `tail` instead of being lost.
 _SCALE_FLOOR = -700.0
+
+
+def value_precision(values: Any) -> int:
+    """The working precision that mpf values show: their longest mantissa, at least 53 bits.
+
+    Args:
+        values: an iterable of mpmath.mpf (or any numbers; non-mpf count as 53 bits).
+
+    Returns:
+        max(53, longest mantissa in bits).
+    """
+    return max([53] + [mantissa_bits(v) for v in values])
+
+
+def model_relative_error(values: Any) -> float:
+    """The stated model of an mp grid whose producer stated no error (docs/soundness.md).
+
+    Model: a grid whose longest mantissa has fewer than 53 bits holds exact dyadic values
+    (a rounded result fills its mantissa: 1, 1/2 or C(n, k)/2^n are exact); otherwise the
+    values were computed at the precision P that longest mantissa shows, each by at most
+    (number of values + 64) rounded operations, each amplified at most 2^20-fold (the exp
+    of a log-probability of magnitude up to 2^20): relative error at most
+    (N + 64) 2^(24 - P). A model with a wide margin, not a proof: producers that know their
+    error state it (`PMF.value_error`), as every operation of this module does.
+
+    Args:
+        values: the mpf values of a grid (any iterable).
+
+    Returns:
+        The relative error bound, a float rounded up (0.0 for short mantissas).
+    """
+    vals = list(values)
+    if max([0] + [mantissa_bits(v) for v in vals if isinstance(v, mpmath.mpf)]) < 53:
+        return 0.0
+    return float(rounding.up(Fraction(len(vals) + 64, 2 ** (value_precision(vals) - 24))))
+
+
+def compose_errors(*factors: Any, roundings: int = 0, precision: int = 53) -> float:
+    """Relative error of a product of inputs with relative errors `factors`, after
+    `roundings` further rounded operations at `precision` bits.
+
+    Args:
+        *factors: relative error bounds (each >= 0) of the inputs multiplied together.
+        roundings: the number of rounded additions or multiplications that follow.
+        precision: their working precision in bits (unit roundoff 2^-precision).
+
+    Returns:
+        A float rounded up, >= prod(1 + f) (1 + 2^-precision)^roundings - 1 (by
+        (1 + u)^k <= 1 + k u / (1 - k u)); 0.0 only when every factor is 0 and there is no
+        rounding; inf when k u >= 1/2.
+    """
+    total = Fraction(1)
+    for f in factors:
+        total *= 1 + Fraction(f)
+    ku = Fraction(roundings, 2 ** precision)
+    if ku >= Fraction(1, 2):
+        return math.inf
+    total *= 1 + ku / (1 - ku)
+    return float(rounding.up(total - 1))
+
+
+def _working_precision(*pmfs: Any) -> int:
+    """Precision for an operation on mp values: the finest of its inputs and mpmath's."""
+    return max([mpmath.mp.prec] + [value_precision(p.values.ravel()) for p in pmfs])
 
 
 def check_backend(backend: str) -> str:
@@ -71,6 +140,9 @@ class PMF:
             scalar, broadcastable to values).
         exact_on_grid: grid values equal the true probabilities (up to log_error), rather
             than being lower bounds of them.
+        value_error: "mp" only: a bound rho on the relative error of every value (true p in
+            p (1 +- rho)), stated by the producer; None: not stated (`relative_error` then
+            uses `model_relative_error`).
     """
 
     backend: str
@@ -79,6 +151,7 @@ class PMF:
     tail: Any = 0.0
     log_error: Any = 0.0
     exact_on_grid: bool = True
+    value_error: float | None = None
 
     def __post_init__(self) -> None:
         check_backend(self.backend)
@@ -88,6 +161,19 @@ class PMF:
     @property
     def ndim(self) -> int:
         return self.values.ndim
+
+    def relative_error(self) -> float:
+        """Bound on the relative error of the grid values (mp: stated, else the model).
+
+        Returns:
+            0.0 for "exact"; for "mp", `value_error` when stated, else
+            `model_relative_error(values)`; for "float", 0.0 (its errors are `log_error`).
+        """
+        if self.backend != "mp":
+            return 0.0
+        if self.value_error is not None:
+            return float(self.value_error)
+        return model_relative_error(self.values.ravel())
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -231,10 +317,10 @@ class PMF:
                 np.isfinite(logv), logv, 0.0)))
             return cls("float", off, logv, 0.0, log_error, True)
         conv = Fraction if backend == "exact" else to_mpf
+        raw = np.asarray(values, dtype=object).ravel()
         try:
             with mpmath.workdps(dps):  # Fractions become mpf at dps digits, not 15
-                objs = np.array([conv(v) for v in np.asarray(values, dtype=object).ravel()],
-                                dtype=object).reshape(np.shape(values))
+                objs = np.array([conv(v) for v in raw], dtype=object).reshape(np.shape(values))
         except (TypeError, ValueError) as exc:
             kind = "rationals" if backend == "exact" else "reals"
             raise ParameterError(f"{name}: values must be {kind}: {exc}") from exc
@@ -245,7 +331,25 @@ class PMF:
         tol = 0 if backend == "exact" else tolerance
         if abs(total - 1) > tol:
             raise ParameterError(f"{name} sums to {total}, outside [1 - {tol:g}, 1 + {tol:g}]")
-        return cls(backend, off, objs, _zero(backend), 0.0, True)
+        if backend == "exact":
+            return cls(backend, off, objs, _zero(backend), 0.0, True)
+        # each value is rounded at most 3 times (a Fraction: numerator, denominator, their
+        # quotient; a string once); values that converted exactly carry no error
+        inexact = any(not _converted_exactly(v, o) for v, o in zip(raw, objs.ravel(),
+                                                                    strict=True))
+        prec = mpmath.libmp.dps_to_prec(dps)
+        return cls(backend, off, objs, _zero(backend), 0.0, True,
+                   compose_errors(roundings=3, precision=prec) if inexact else 0.0)
+
+
+def _converted_exactly(given: Any, stored: mpmath.mpf) -> bool:
+    """Whether an mpf equals the value it was converted from (floats, ints and mpfs always
+    do; a Fraction when it is dyadic and short enough; anything else is not checked)."""
+    if isinstance(given, float | int | np.floating | np.integer | mpmath.mpf):
+        return True
+    if isinstance(given, Fraction):
+        return to_fmpq(stored) == to_fmpq(given)
+    return False
 
 
 def _zero(backend: str) -> Any:
@@ -346,11 +450,28 @@ def mixture(components: Sequence[tuple[Any, PMF]]) -> PMF:
         # logaddexp of positives: relative error of a few ulps per addition.
         err += len(components) * 4 * UNIT_ROUNDOFF
         return PMF("float", lo, out, tail, err, exact)
-    out = np.full(shape, _zero(backend), dtype=object)
-    for w, p in components:
-        out[_slices(p, lo)] += w * p.values
-    tail = sum((w * p.tail for w, p in components), _zero(backend))
-    return PMF(backend, lo, out, tail, 0.0, exact)
+    if backend == "exact":
+        out = np.full(shape, _zero(backend), dtype=object)
+        for w, p in components:
+            out[_slices(p, lo)] += w * p.values
+        tail = sum((w * p.tail for w, p in components), _zero(backend))
+        return PMF(backend, lo, out, tail, 0.0, exact)
+    # mp: at the inputs' precision (not mpmath's global one); an mpf weight counts as
+    # rounded once at the precision its mantissa shows (1 - p at 53 bits is 2^-53 off)
+    prec = max(_working_precision(*pmfs), value_precision(weights))
+    w_err = max(compose_errors(roundings=1, precision=value_precision([w]))
+                if isinstance(w, mpmath.mpf) else 0.0 for w in weights)
+    rho = compose_errors(max(p.relative_error() for p in pmfs), w_err,
+                         roundings=len(components) + 1, precision=prec)
+    with mpmath.workprec(prec):
+        out = np.full(shape, _zero(backend), dtype=object)
+        for w, p in components:
+            out[_slices(p, lo)] += w * p.values
+        # the tail bounds true outside mass: true weights may be larger by w_err
+        tail = sum((w * p.tail for w, p in components), _zero(backend)) * (
+            1 + mpmath.mpf(compose_errors(w_err, roundings=len(components) + 1,
+                                          precision=prec)))
+    return PMF(backend, lo, out, tail, 0.0, exact, rho)
 
 
 def _slices(p: PMF, lo: tuple[int, ...]) -> tuple[slice, ...]:
@@ -381,9 +502,19 @@ def convolve(a: PMF, b: PMF) -> PMF:
         raise ParameterError("convolve is defined for 1-D PMFs; use product for joint laws")
     offset = (a.offset[0] + b.offset[0],)
     exact = a.exact_on_grid and b.exact_on_grid and a.tail == 0 and b.tail == 0
-    if backend != "float":
+    if backend == "exact":
         vals = np.convolve(a.values, b.values)
         return PMF(backend, offset, vals, a.tail + b.tail, 0.0, exact)
+    if backend == "mp":
+        # each output: a sum of at most min(len) products, at the inputs' precision
+        prec = _working_precision(a, b)
+        n_terms = min(a.values.size, b.values.size)
+        rho = compose_errors(a.relative_error(), b.relative_error(), roundings=n_terms + 1,
+                             precision=prec)
+        with mpmath.workprec(prec):
+            vals = np.convolve(a.values, b.values)
+            tail = (a.tail + b.tail) * (1 + mpmath.mpf(2) ** (2 - prec))
+        return PMF(backend, offset, vals, tail, 0.0, exact, rho)
     la, ta = _drop_underflow(a.values)
     lb, tb = _drop_underflow(b.values)
     ma, mb = float(np.max(la)), float(np.max(lb))
@@ -437,5 +568,12 @@ def product(a: PMF, b: PMF) -> PMF:
                            np.broadcast_to(b.log_error, b.shape)) + 2 * UNIT_ROUNDOFF
         tail = float(a.tail) + float(b.tail)
         return PMF("float", offset, vals, tail, err, exact)
-    vals = np.multiply.outer(a.values, b.values)
-    return PMF(backend, offset, vals, a.tail + b.tail, 0.0, exact)
+    if backend == "exact":
+        vals = np.multiply.outer(a.values, b.values)
+        return PMF(backend, offset, vals, a.tail + b.tail, 0.0, exact)
+    prec = _working_precision(a, b)
+    rho = compose_errors(a.relative_error(), b.relative_error(), roundings=1, precision=prec)
+    with mpmath.workprec(prec):
+        vals = np.multiply.outer(a.values, b.values)
+        tail = (a.tail + b.tail) * (1 + mpmath.mpf(2) ** (2 - prec))
+    return PMF(backend, offset, vals, tail, 0.0, exact, rho)

@@ -33,7 +33,13 @@ from accountant.errors import ParameterError
 from accountant.numeric.logspace import logsumexp
 from accountant.numeric.mp import to_mpf
 from accountant.numeric.rounding import UNIT_ROUNDOFF
-from accountant.pmf import PMF, check_backend
+from accountant.pmf import (
+    PMF,
+    check_backend,
+    compose_errors,
+    model_relative_error,
+    value_precision,
+)
 
 __all__ = ["ViewPair"]
 
@@ -55,6 +61,9 @@ class ViewPair:
         grid_exact: grid values are the true probabilities, not lower bounds.
         coords: lattice coordinates of each flattened grid point, one array per axis.
         description: protocol, parameters, which neighbours.
+        value_error: "mp" only: bound rho on the relative error of every grid value (true p
+            in p (1 +- rho)), as stated by the producer; None: not stated, and
+            `relative_error` uses the model of `accountant.pmf.model_relative_error`.
     """
 
     backend: str
@@ -69,6 +78,7 @@ class ViewPair:
     grid_exact: bool = True
     coords: tuple[np.ndarray, ...] = ()
     description: Mapping[str, Any] = field(default_factory=dict)
+    value_error: float | None = None
 
     def __post_init__(self) -> None:
         check_backend(self.backend)
@@ -93,6 +103,20 @@ class ViewPair:
     @property
     def has_tails(self) -> bool:
         return self.tail_p > 0 or self.tail_q > 0
+
+    def relative_error(self) -> tuple[float, bool]:
+        """Bound on the relative error of the grid values, and whether it was stated.
+
+        Returns:
+            (rho, stated): (0.0, True) for "exact" and "float" (whose errors are log_error);
+            for "mp", (value_error, True) when stated, else
+            (`model_relative_error` of p and q, False).
+        """
+        if self.backend != "mp":
+            return 0.0, True
+        if self.value_error is not None:
+            return float(self.value_error), True
+        return model_relative_error(list(self.p) + list(self.q)), False
 
     # ---------------------------------------------------------------- constructors
     @classmethod
@@ -141,7 +165,8 @@ class ViewPair:
                       grid_exact=P.exact_on_grid and Q.exact_on_grid, coords=coords,
                       description=dict(description or {}))
         if P.backend != "float":
-            return cls(p=p_in.ravel(), q=q_in.ravel(), **common)
+            rho = max(P.relative_error(), Q.relative_error()) if P.backend == "mp" else None
+            return cls(p=p_in.ravel(), q=q_in.ravel(), value_error=rho, **common)
         log_error = np.maximum(_flat_error(P, lo, hi), _flat_error(Q, lo, hi))
         lp, lq = p_in.ravel(), q_in.ravel()
         keep = ~(np.isneginf(lp) & np.isneginf(lq))
@@ -224,9 +249,18 @@ class ViewPair:
                       grid_exact=self.grid_exact and other.grid_exact, coords=coords,
                       description={"product": [dict(self.description),
                                                dict(other.description)]})
-        if self.backend != "float":
+        if self.backend == "exact":
             return ViewPair(p=np.multiply.outer(self.p, other.p).ravel(),
                             q=np.multiply.outer(self.q, other.q).ravel(), **common)
+        if self.backend == "mp":
+            prec = max(mpmath.mp.prec, value_precision(self.p), value_precision(self.q),
+                       value_precision(other.p), value_precision(other.q))
+            rho = compose_errors(self.relative_error()[0], other.relative_error()[0],
+                                 roundings=1, precision=prec)
+            with mpmath.workprec(prec):
+                return ViewPair(p=np.multiply.outer(self.p, other.p).ravel(),
+                                q=np.multiply.outer(self.q, other.q).ravel(), value_error=rho,
+                                **common)
         err = (np.add.outer(_arr(self.log_error, self.size), _arr(other.log_error, other.size))
                .ravel() + 2 * UNIT_ROUNDOFF)
         with np.errstate(invalid="ignore"):
@@ -256,7 +290,9 @@ class ViewPair:
                     return math.inf
                 if a > 0:
                     grid = max(grid, abs(float(mpmath.log(to_mpf(a) / to_mpf(b)))))
-            grid = grid * (1 + 1e-12) + 1e-300
+            # each value may be off by a relative rho: the ratio by (1 + rho)/(1 - rho)
+            rho = self.relative_error()[0]
+            grid = (grid + 2.5 * rho) * (1 + 1e-12) + 1e-300
         return max(grid, self.residual_loss_bound) if self.has_tails else grid
 
     def merged(self, groups: np.ndarray) -> ViewPair:
@@ -283,13 +319,24 @@ class ViewPair:
         common = dict(backend=self.backend, tail_p=self.tail_p, tail_q=self.tail_q,
                       residual_loss_bound=self.residual_loss_bound, grid_exact=self.grid_exact,
                       coords=(ids,), description={"merged": dict(self.description)})
-        if self.backend != "float":
-            z = Fraction(0) if self.backend == "exact" else mpmath.mpf(0)
-            p = np.full(ids.size, z, dtype=object)
-            q = np.full(ids.size, z, dtype=object)
+        if self.backend == "exact":
+            p = np.full(ids.size, Fraction(0), dtype=object)
+            q = np.full(ids.size, Fraction(0), dtype=object)
             np.add.at(p, inverse, self.p)
             np.add.at(q, inverse, self.q)
             return ViewPair(p=p, q=q, **common)
+        if self.backend == "mp":
+            # sums of positive values: the relative error grows by one rounding per addition
+            prec = max(mpmath.mp.prec, value_precision(self.p), value_precision(self.q))
+            rho = compose_errors(self.relative_error()[0],
+                                 roundings=int(np.max(np.bincount(inverse))) + 1,
+                                 precision=prec)
+            with mpmath.workprec(prec):
+                p = np.full(ids.size, mpmath.mpf(0), dtype=object)
+                q = np.full(ids.size, mpmath.mpf(0), dtype=object)
+                np.add.at(p, inverse, self.p)
+                np.add.at(q, inverse, self.q)
+            return ViewPair(p=p, q=q, value_error=rho, **common)
         p = np.full(ids.size, -np.inf)
         q = np.full(ids.size, -np.inf)
         np.logaddexp.at(p, inverse, self.p)
@@ -336,6 +383,13 @@ def _cut(pmf: PMF, lo: tuple[int, ...], hi: tuple[int, ...]) -> tuple[np.ndarray
     mask[sl] = False
     if pmf.backend == "float":
         return inside, math.exp(logsumexp(pmf.values[mask])) * (1 + 1e-12)
+    if pmf.backend == "mp":
+        # an upper bound on the true outside mass: values may be low by rho, the sum rounds
+        outside = pmf.values[mask].tolist()
+        prec = max(mpmath.mp.prec, value_precision(outside))
+        rho = compose_errors(pmf.relative_error(), roundings=len(outside) + 1, precision=prec)
+        with mpmath.workprec(prec):
+            return inside, sum(outside, mpmath.mpf(0)) * (1 + mpmath.mpf(rho))
     return inside, sum(pmf.values[mask].tolist(), inside.flat[0] * 0)
 
 

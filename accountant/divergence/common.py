@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import mpmath
 import numpy as np
 
+from accountant.divergence.objects import Certified
 from accountant.errors import ParameterError, PrecisionError
-from accountant.numeric.mp import to_mpf
+from accountant.numeric.mp import to_fmpq, to_mpf
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.result import Direction, Kind, Result
 from accountant.view import ViewPair
@@ -75,7 +77,7 @@ def over_directions(view: ViewPair, direction: Direction,
         return one(oriented(view, direction), direction)
     a = one(view, Direction.P_Q)
     b = one(view.swapped(), Direction.Q_P)
-    top = a if to_mpf(a.value) >= to_mpf(b.value) else b
+    top = a if exact_key(a.value) >= exact_key(b.value) else b
     kinds = {a.kind, b.kind}
     if kinds == {Kind.EXACT}:
         kind = Kind.EXACT
@@ -85,9 +87,59 @@ def over_directions(view: ViewPair, direction: Direction,
                              f"over both orders ({a.method}; {b.method})")
     else:  # exact with upper: upper; exact with lower: lower (max of the ends is one too)
         kind = Kind.LOWER if Kind.LOWER in kinds else Kind.UPPER
-    return top.with_(direction=Direction.MAX, kind=kind,
-                     error_budget=0.0 if kind is Kind.EXACT else top.error_budget,
-                     method=f"{top.method} [max over P||Q={_short(a)}, Q||P={_short(b)}]")
+    method = f"{top.method} [max over P||Q={_short(a)}, Q||P={_short(b)}]"
+    if kind is Kind.EXACT:
+        # max(x, y) with x in [a +- ra], y in [b +- rb] lies within max(ra, rb) of max(a, b)
+        return top.with_(direction=Direction.MAX, method=method,
+                         radius=max(a.radius, b.radius),
+                         precision=_max_precision(a.precision, b.precision))
+    if a.radius or b.radius:
+        # an EXACT end with a radius becomes a bound only once moved by its radius
+        sign = +1 if kind is Kind.UPPER else -1
+        ends = [(ball_end(r, sign), r) for r in (a, b)]
+        value, top = max(ends, key=lambda t: exact_key(t[0]))
+        return top.with_(direction=Direction.MAX, kind=kind, value=value, radius=0.0,
+                         error_budget=top.error_budget, method=method,
+                         precision=_max_precision(a.precision, b.precision))
+    return top.with_(direction=Direction.MAX, kind=kind, error_budget=top.error_budget,
+                     method=method)
+
+
+def ball_end(r: Result, sign: int) -> Any:
+    """The upper (sign +1) or lower (sign -1) end of a Result's ball, value +- radius.
+
+    Args:
+        r: a Result; its radius may be 0.
+        sign: +1 for the upper end, -1 for the lower end.
+
+    Returns:
+        r.value itself when the radius is 0 (or the value infinite); else an mpf rounded
+        outward (up for +1, down for -1).
+    """
+    if not r.radius or not r.is_finite:
+        return r.value
+    exact = Fraction(to_fmpq(r.value).p, to_fmpq(r.value).q) + sign * Fraction(r.radius)
+    rnd = mpmath.libmp.round_ceiling if sign > 0 else mpmath.libmp.round_floor
+    return mpmath.mp.make_mpf(mpmath.libmp.from_rational(
+        exact.numerator, exact.denominator, max(mpmath.mp.prec, 128), rnd))
+
+
+def exact_key(x: Any) -> tuple[int, Any]:
+    """A sort key comparing float, mpf and Fraction values exactly (+-inf included).
+
+    Args:
+        x: a float, mpf, Fraction or int.
+
+    Returns:
+        (0, the exact rational) for finite values, (1, 0) for +inf, (-1, 0) for -inf.
+    """
+    if isinstance(x, float | mpmath.mpf) and mpmath.isinf(x):
+        return (1, 0) if x > 0 else (-1, 0)
+    return 0, to_fmpq(x)
+
+
+def _max_precision(a: int | None, b: int | None) -> int | None:
+    return max((x for x in (a, b) if x is not None), default=None)
 
 
 def _short(r: Result) -> str:
@@ -181,6 +233,88 @@ def arr(x: Any, size: int) -> np.ndarray:
     return np.broadcast_to(np.asarray(x, dtype=float), (size,))
 
 
+def object_result(cert: Certified, *, quantity: str, view: ViewPair, direction: Direction,
+                  method: str, exact_ok: bool, **extra: Any) -> Result:
+    """The Result of a certified enclosure: EXACT (with radius) when tight and the view is
+    complete, else its UPPER end (error_budget the enclosure's width).
+
+    Args:
+        cert: the enclosure.
+        quantity: the Result's quantity.
+        view: the view it was computed on (for the method note).
+        direction: the Result's direction.
+        method: the method name, without the backend note.
+        exact_ok: the grid holds all of P's mass with true values.
+        **extra: further Result fields (at, order).
+
+    Returns:
+        The Result, with `precision` the ball precision and `radius` the certified radius.
+    """
+    note = f"{method} ({object_note(view, cert)})"
+    # mp views and logarithmic quantities report mpf values; exact delta stays a Fraction
+    mp = view.backend == "mp" or quantity != "delta"
+    if mp:
+        cert = cert.as_mpf()
+    if cert.tight and exact_ok:
+        return Result(quantity=quantity, value=cert.value, kind=Kind.EXACT, direction=direction,
+                      method=note, radius=cert.radius, precision=cert.precision, **extra)
+    width = cert.width()
+    return Result(quantity=quantity, value=cert.upper_value(mp), kind=Kind.UPPER,
+                  direction=direction, method=note,
+                  error_budget=width if math.isfinite(width) else 0.0,
+                  precision=cert.precision, **extra)
+
+
+def object_bracket(cert: Certified, *, quantity: str, view: ViewPair, direction: Direction,
+                   method: str, **extra: Any) -> tuple[Result, Result]:
+    """(LOWER, UPPER) Results of a certified enclosure.
+
+    Args:
+        cert: the enclosure.
+        quantity: the Results' quantity.
+        view: the view it was computed on (for the method note).
+        direction: the Results' direction.
+        method: the method name, without the backend note.
+        **extra: further Result fields (at, order).
+
+    Returns:
+        The lower end rounded down and the upper end rounded up, each with the ball
+        precision; error budgets are the enclosure's width.
+    """
+    note = f"{method} ({object_note(view, cert)})"
+    width = cert.width()
+    budget_ = width if math.isfinite(width) else 0.0
+    mp = view.backend == "mp" or quantity != "delta"
+    lower = Result(quantity=quantity, value=cert.lower_value(mp), kind=Kind.LOWER,
+                   direction=direction, method=note, error_budget=budget_,
+                   precision=cert.precision, **extra)
+    upper = Result(quantity=quantity, value=cert.upper_value(mp), kind=Kind.UPPER,
+                   direction=direction, method=note, error_budget=budget_,
+                   precision=cert.precision, **extra)
+    return lower, upper
+
+
+def object_note(view: ViewPair, cert: Certified) -> str:
+    """The backend part of the `method` text of an exact/mp evaluation.
+
+    Args:
+        view: the pair evaluated.
+        cert: its enclosure.
+
+    Returns:
+        "exact rationals" or "mpmath values within a relative rho (stated | model)", plus
+        "arb balls at N bits" when a ball was used.
+    """
+    if view.backend == "exact":
+        out = "exact rationals"
+    else:
+        rho, stated = view.relative_error()
+        out = f"mpmath values, relative error <= {rho:.3g} ({'stated' if stated else 'model'})"
+    if cert.precision is not None:
+        out += f", arb balls at {cert.precision} bits"
+    return out
+
+
 def backend_note(view: ViewPair) -> str:
     """The backend part of a Result's `method` text.
 
@@ -188,8 +322,8 @@ def backend_note(view: ViewPair) -> str:
         view: the pair whose backend is described.
 
     Returns:
-        "float64 log-space, certified error model", "mpmath <dps> digits" (the current
-        mpmath precision) or "exact rationals".
+        "float64 log-space, certified error model", "mpmath values" or "exact rationals"
+        (exact/mp evaluations describe themselves with `object_note`).
     """
     return {"float": "float64 log-space, certified error model",
-            "mp": f"mpmath {mpmath.mp.dps} digits", "exact": "exact rationals"}[view.backend]
+            "mp": "mpmath values", "exact": "exact rationals"}[view.backend]

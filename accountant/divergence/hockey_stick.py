@@ -20,12 +20,11 @@ safe direction; the residual mass `tail_p` is added to delta (subadditivity, see
 from __future__ import annotations
 
 import math
-from dataclasses import replace
-from fractions import Fraction
 from typing import Any
 
 import mpmath
 import numpy as np
+from flint import fmpq
 
 from accountant.distributions import DEFAULT_DPS
 from accountant.divergence.common import (
@@ -35,14 +34,24 @@ from accountant.divergence.common import (
     as_direction,
     backend_note,
     budget,
+    exact_key,
     exp_down,
     exp_up,
+    object_bracket,
+    object_result,
     over_directions,
+)
+from accountant.divergence.objects import (
+    Certified,
+    delta_enclosure,
+    epsilon_enclosure,
+    rational_pair,
+    start_precision,
 )
 from accountant.domains import DELTA, EPSILON, Interval
 from accountant.errors import ParameterError
 from accountant.numeric.logspace import log1mexp, logsumexp
-from accountant.numeric.mp import to_mpf
+from accountant.numeric.mp import to_fmpq, to_mpf
 from accountant.numeric.rounding import UNIT_ROUNDOFF, sum_relative_error
 from accountant.result import Direction, Kind, Result
 from accountant.view import ViewPair
@@ -212,44 +221,26 @@ def _epsilon_float(view: ViewPair, delta: Any, side: int) -> float:
 
 # ------------------------------------------------------------------ mp / exact backends
 def _objects_exact(view: ViewPair) -> bool:
-    """An mp/exact value is exact only if the grid holds all of P's mass with true values
-    (no residual, not a truncated convolution's lower-bound values)."""
+    """An mp/exact value can be EXACT only if the grid holds all of P's mass with true
+    values (no residual, not a truncated convolution's lower-bound values)."""
     return view.tail_p == 0 and view.grid_exact
 
 
-def _delta_objects(view: ViewPair, gamma: Any) -> Any:
-    total = sum((pi - gamma * qi for pi, qi in zip(view.p, view.q, strict=True)
-                 if pi > gamma * qi), gamma * 0)
-    return total + view.tail_p
+def _gamma(epsilon: float | None, exp_epsilon: Any) -> fmpq | None:
+    """e^epsilon as a rational when it is one: exp_epsilon given as a rational (or a float,
+    an exact dyadic), or epsilon = 0; None when it is irrational (epsilon > 0 a float)."""
+    if exp_epsilon is not None:
+        return to_fmpq(exp_epsilon)
+    return fmpq(1) if epsilon == 0 else None
 
 
-def _delta_objects_lower(view: ViewPair, gamma: Any) -> Any:
-    """A certified lower end of H_gamma from an mp grid: the grid's own sum (truncated
-    outcomes only add), less gamma tail_q when the grid's Q values are lower bounds (Q
-    may be larger at grid points by at most its missing mass)."""
-    total = _delta_objects(view, gamma) - view.tail_p
-    if not view.grid_exact:
-        total -= gamma * view.tail_q
-    return max(total, 0 * total)
+def _delta_certified(v: ViewPair, epsilon: float, gamma: fmpq | None,
+                     dps: int) -> Certified:
+    return delta_enclosure(rational_pair(v), gamma, epsilon, start_precision(dps))
 
 
-def _epsilon_objects(view: ViewPair, delta: Any) -> Any:
-    target = delta - view.tail_p
-    if target <= 0:
-        return mpmath.inf
-    pairs = [(pi, qi) for pi, qi in zip(view.p, view.q, strict=True) if pi > 0]
-    a0 = sum((pi for pi, qi in pairs if qi == 0), pairs[0][0] * 0 if pairs else 0)
-    if a0 > target:
-        return mpmath.inf
-    finite = sorted(((pi, qi) for pi, qi in pairs if qi > 0 and pi > qi),
-                    key=lambda t: t[0] / t[1], reverse=True)
-    best = mpmath.mpf(0)
-    a, b = a0, 0
-    for pi, qi in finite:
-        a, b = a + pi, b + qi
-        if a > target:
-            best = max(best, mpmath.log(to_mpf(a - target)) - mpmath.log(to_mpf(b)))
-    return best
+def _epsilon_certified(v: ViewPair, delta: Any, dps: int) -> Certified:
+    return epsilon_enclosure(rational_pair(v), to_fmpq(delta), start_precision(dps))
 
 
 # ------------------------------------------------------------------ public API
@@ -261,16 +252,23 @@ def delta_for_epsilon(view: ViewPair, epsilon: float | None = None, *,
     Args:
         view: the pair of views.
         epsilon: epsilon >= 0. Alternatively give exp_epsilon = e^epsilon >= 1; with the
-            exact backend a Fraction exp_epsilon gives an exact Fraction delta.
-        exp_epsilon: e^epsilon >= 1 (float, Fraction or mpf), instead of `epsilon`.
+            exact backend a rational e^epsilon (epsilon = 0, or a Fraction exp_epsilon)
+            gives an exact Fraction delta.
+        exp_epsilon: e^epsilon >= 1 (float, Fraction or mpf, each taken at its exact
+            rational value), instead of `epsilon`.
         direction: "P||Q", "Q||P" or "max".
-        dps: decimal digits for the mp backend.
+        dps: decimal digits: the first ball precision of the exact/mp backends (raised
+            until the value is certified, see docs/soundness.md#exactness).
 
     Returns:
-        Result(quantity="delta", at=epsilon): EXACT (exact/mp backends, no residual), else
-        UPPER, with the residual mass and the float error bound folded into error_budget.
-        Float values are capped at 1. For "max", the larger direction, EXACT only if both
-        directions are.
+        Result(quantity="delta", at=epsilon). Float views: UPPER, with the residual mass and
+        the float error bound folded into error_budget, capped at 1. Exact/mp views
+        (docs/soundness.md#exactness): EXACT when the grid holds all of P's mass with true
+        values and the certified enclosure is tight (a Fraction with radius 0 at a rational
+        e^epsilon on an exact view; else an mpf with its certified `radius` and the ball
+        `precision`), otherwise UPPER (the enclosure's upper end, its width in
+        error_budget). For "max", the larger direction, EXACT only if both directions
+        are.
 
     Raises:
         ParameterError: both or neither of epsilon and exp_epsilon given, epsilon < 0 (or
@@ -285,6 +283,7 @@ def delta_for_epsilon(view: ViewPair, epsilon: float | None = None, *,
     else:
         _EXP_EPSILON.check(exp_epsilon)
         at = float(mpmath.log(to_mpf(exp_epsilon)))
+    gamma = _gamma(epsilon, exp_epsilon)
 
     def one(v: ViewPair, d: Direction) -> Result:
         if v.backend == "float":
@@ -292,33 +291,16 @@ def delta_for_epsilon(view: ViewPair, epsilon: float | None = None, *,
             return Result(quantity="delta", value=_clip1(upper), kind=Kind.UPPER, direction=d,
                           method=f"{_METHOD}.delta_for_epsilon ({backend_note(v)})",
                           error_budget=budget(upper, nominal), at=at)
-        with mpmath.workdps(dps):
-            if v.backend == "exact" and isinstance(exp_epsilon, Fraction | int):
-                gamma: Any = Fraction(exp_epsilon)
-            elif v.backend == "exact":
-                gamma = mpmath.exp(mpmath.mpf(at))
-                v = _to_mp(v)
-            else:
-                gamma = (mpmath.exp(mpmath.mpf(epsilon)) if epsilon is not None
-                         else to_mpf(exp_epsilon))
-            value = _delta_objects(v, gamma)
-        kind = Kind.EXACT if _objects_exact(v) else Kind.UPPER
-        return Result(quantity="delta", value=value if not isinstance(value, int) else
-                      Fraction(value), kind=kind, direction=d,
-                      method=f"{_METHOD}.delta_for_epsilon ({backend_note(v)})",
-                      error_budget=float(v.tail_p) if kind is Kind.UPPER else 0.0, at=at)
+        cert = _delta_certified(v, at, gamma, dps)
+        return object_result(cert, quantity="delta", view=v, direction=d,
+                             method=f"{_METHOD}.delta_for_epsilon",
+                             exact_ok=_objects_exact(v), at=at)
 
     return over_directions(view, direction, one)
 
 
 def _clip1(x: Any) -> Any:
     return min(x, 1.0) if not isinstance(x, mpmath.mpf) else x
-
-
-def _to_mp(view: ViewPair) -> ViewPair:
-    conv = np.vectorize(to_mpf, otypes=[object])
-    return replace(view, backend="mp", p=conv(view.p), q=conv(view.q),
-                   tail_p=to_mpf(view.tail_p), tail_q=to_mpf(view.tail_q))
 
 
 def epsilon_for_delta(view: ViewPair, delta: Any, *, direction: Direction | str = Direction.MAX,
@@ -331,15 +313,18 @@ def epsilon_for_delta(view: ViewPair, delta: Any, *, direction: Direction | str 
 
     Args:
         view: the pair of views.
-        delta: target delta in (0, 1): a float, an mpf below the float range, or (exact
-            backend) a Fraction.
+        delta: target delta in (0, 1): a float (subnormals included), an mpf below the
+            float range, or a Fraction; taken at its exact rational value.
         direction: "P||Q", "Q||P" or "max".
-        dps: decimal digits for the mp backend.
+        dps: decimal digits: the first ball precision of the exact/mp backends.
 
     Returns:
-        Result(quantity="epsilon", at=float(delta)): EXACT for the mp/exact backends when the
-        grid holds all of P's mass with true values, else UPPER (float: with the float
-        error bound in error_budget; mp/exact: delta reduced by tail_p, error_budget 0).
+        Result(quantity="epsilon", at=float(delta)). Float views: UPPER, with the float
+        error bound in error_budget. Exact/mp views: epsilon is the log of a rational
+        max_j (A_j - delta)/B_j, taken in ball arithmetic: EXACT (an mpf with its certified
+        `radius` and `precision`) when the grid holds all of P's mass with true values and
+        the enclosure is tight, else UPPER (delta reduced by tail_p; the enclosure's width
+        in error_budget).
 
     Raises:
         ParameterError: delta outside (0, 1), or an unknown direction.
@@ -354,14 +339,9 @@ def epsilon_for_delta(view: ViewPair, delta: Any, *, direction: Direction | str 
             return Result(quantity="epsilon", value=upper, kind=Kind.UPPER, direction=d,
                           method=f"{_METHOD}.epsilon_for_delta ({backend_note(v)})",
                           error_budget=budget(upper, nominal), at=float(delta))
-        with mpmath.workdps(dps):
-            dl = delta if v.backend == "exact" and isinstance(delta, Fraction) else (
-                Fraction(delta) if v.backend == "exact" else to_mpf(delta))
-            value = _epsilon_objects(v, dl)
-        kind = Kind.EXACT if _objects_exact(v) else Kind.UPPER
-        return Result(quantity="epsilon", value=value, kind=kind, direction=d,
-                      method=f"{_METHOD}.epsilon_for_delta ({backend_note(v)})",
-                      error_budget=0.0, at=float(delta))
+        return object_result(_epsilon_certified(v, delta, dps), quantity="epsilon", view=v,
+                             direction=d, method=f"{_METHOD}.epsilon_for_delta",
+                             exact_ok=_objects_exact(v), at=float(delta))
 
     return over_directions(view, direction, one)
 
@@ -384,8 +364,16 @@ def _bracket(quantity: str, lower: Any, upper: Any, direction: Direction, at: An
     return make(lower, Kind.LOWER), make(upper, Kind.UPPER)
 
 
+def _max_ends(ends: list[tuple[Result, Result]]) -> tuple[Result, Result]:
+    """The larger lower end and the larger upper end over the orders asked for."""
+    lower = max((e[0] for e in ends), key=lambda r: exact_key(r.value))
+    upper = max((e[1] for e in ends), key=lambda r: exact_key(r.value))
+    return lower, upper
+
+
 def delta_bracket(view: ViewPair, epsilon: float, *,
-                  direction: Direction | str = Direction.MAX) -> tuple[Result, Result]:
+                  direction: Direction | str = Direction.MAX,
+                  dps: int = DEFAULT_DPS) -> tuple[Result, Result]:
     """(lower, upper) Results for delta(epsilon) (float views; on grids of lower-bound values
     the lower end subtracts e^eps tail_q, see `_deficit_allowance`).
 
@@ -393,12 +381,14 @@ def delta_bracket(view: ViewPair, epsilon: float, *,
         view: the pair of views (any backend).
         epsilon: epsilon >= 0.
         direction: "P||Q", "Q||P" or "max" (each end the larger over both orders).
+        dps: decimal digits: the first ball precision of the exact/mp backends.
 
     Returns:
         (LOWER, UPPER) Results on delta, method "divergence.hockey_stick.delta_bracket"; for
         the mp/exact backends, the EXACT `delta_for_epsilon` Result twice when it is exact,
-        else its value as the upper end and the grid sum (less e^eps tail_q on grids of
-        lower-bound values, at DEFAULT_DPS digits) as the lower end.
+        else the two ends of the certified enclosure (the lower end is the grid sum, less
+        e^eps tail_q on grids of lower-bound values, with the values' relative error taken
+        on the safe side).
 
     Raises:
         ParameterError: epsilon < 0 (or NaN), or an unknown direction.
@@ -406,14 +396,15 @@ def delta_bracket(view: ViewPair, epsilon: float, *,
     direction = as_direction(direction)
     EPSILON.check(epsilon)
     if view.backend != "float":
-        r = delta_for_epsilon(view, epsilon, direction=direction)
+        r = delta_for_epsilon(view, epsilon, direction=direction, dps=dps)
         if r.kind is Kind.EXACT:
             return r, r
-        with mpmath.workdps(DEFAULT_DPS):
-            gamma = mpmath.exp(mpmath.mpf(epsilon))
-            lows = [_delta_objects_lower(_to_mp(v) if v.backend == "exact" else v, gamma)
-                    for v in _sides(view, direction)]
-        return _bracket("delta", max(lows), r.value, direction, epsilon, "delta_bracket")
+        gamma = _gamma(float(epsilon), None)
+        ends = [object_bracket(_delta_certified(v, float(epsilon), gamma, dps),
+                               quantity="delta", view=v, direction=direction,
+                               method=f"{_METHOD}.delta_bracket", at=float(epsilon))
+                for v in _sides(view, direction)]
+        return _max_ends(ends)
     vals = [_delta_float(v, float(epsilon)) for v in _sides(view, direction)]
     lower = max((v[0] for v in vals), key=to_mpf)
     upper = max((v[2] for v in vals), key=to_mpf)
@@ -421,7 +412,8 @@ def delta_bracket(view: ViewPair, epsilon: float, *,
 
 
 def epsilon_bracket(view: ViewPair, delta: float, *,
-                    direction: Direction | str = Direction.MAX) -> tuple[Result, Result]:
+                    direction: Direction | str = Direction.MAX,
+                    dps: int = DEFAULT_DPS) -> tuple[Result, Result]:
     """(lower, upper) Results for epsilon(delta) (float views; any grid, see
     `_epsilon_float`; delta may be an mpf below float range).
 
@@ -429,12 +421,13 @@ def epsilon_bracket(view: ViewPair, delta: float, *,
         view: the pair of views (any backend).
         delta: target delta in (0, 1).
         direction: "P||Q", "Q||P" or "max" (each end the larger over both orders).
+        dps: decimal digits: the first ball precision of the exact/mp backends.
 
     Returns:
         (LOWER, UPPER) Results on epsilon, method "divergence.hockey_stick.epsilon_bracket";
         for the mp/exact backends, the EXACT `epsilon_for_delta` Result twice when it is
-        exact, else its value as the upper end and, as the lower end, the inversion of the
-        grid without its residual (0 on grids of lower-bound values).
+        exact, else the two ends of the certified enclosure (the lower end inverts the grid
+        without its residual; 0 on grids of lower-bound values).
 
     Raises:
         ParameterError: delta outside (0, 1), or an unknown direction.
@@ -442,14 +435,14 @@ def epsilon_bracket(view: ViewPair, delta: float, *,
     direction = as_direction(direction)
     DELTA.check(delta)
     if view.backend != "float":
-        r = epsilon_for_delta(view, delta, direction=direction)
+        r = epsilon_for_delta(view, delta, direction=direction, dps=dps)
         if r.kind is Kind.EXACT:
             return r, r
-        with mpmath.workdps(DEFAULT_DPS):
-            lows = [_epsilon_objects(replace(_to_mp(v) if v.backend == "exact" else v,
-                                             tail_p=0), to_mpf(delta)) if v.grid_exact
-                    else mpmath.mpf(0) for v in _sides(view, direction)]
-        return _bracket("epsilon", max(lows), r.value, direction, delta, "epsilon_bracket")
+        ends = [object_bracket(_epsilon_certified(v, delta, dps), quantity="epsilon", view=v,
+                               direction=direction, method=f"{_METHOD}.epsilon_bracket",
+                               at=float(delta))
+                for v in _sides(view, direction)]
+        return _max_ends(ends)
     sides = _sides(view, direction)
     lower = max(_epsilon_float(v, delta, -1) for v in sides)
     upper = max(_epsilon_float(v, delta, +1) for v in sides)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import mpmath
 import numpy as np
 
 from accountant.distributions import DEFAULT_DPS
@@ -26,7 +25,15 @@ from accountant.divergence.common import (
     arr,
     as_direction,
     backend_note,
+    object_result,
     over_directions,
+)
+from accountant.divergence.objects import (
+    kl_enclosure,
+    max_divergence_enclosure,
+    rational_pair,
+    renyi_enclosure,
+    start_precision,
 )
 from accountant.domains import ALPHA
 from accountant.errors import ParameterError
@@ -148,24 +155,8 @@ def _residual_term(v: ViewPair, a1: float) -> float:
     return math.exp(log_r) if log_r < 700.0 else math.inf
 
 
-def _renyi_objects(v: ViewPair, alpha: Any, dps: int) -> tuple[Any, bool]:
-    """(value, exact) of D_alpha(P||Q) in mp (or exactly inside the log for integer alpha)."""
-    with mpmath.workdps(dps):
-        if v.backend == "exact" and float(alpha).is_integer():
-            a = int(alpha)
-            s: Any = sum((pi ** a / qi ** (a - 1) for pi, qi in zip(v.p, v.q, strict=True)
-                          if pi > 0), 0 * v.p[0])
-            s = mpmath.mpf(s.numerator) / s.denominator
-        else:
-            a = mpmath.mpf(alpha)
-            s = mpmath.fsum(to_mpf(pi) ** a * to_mpf(qi) ** (1 - a)
-                            for pi, qi in zip(v.p, v.q, strict=True) if pi > 0)
-        # exact only if the grid holds all of P's mass with true values: a truncated or
-        # lower-bound grid gives an upper bound (with the residual added)
-        exact = v.tail_p == 0 and v.grid_exact
-        if v.tail_p > 0:
-            s = s + mpmath.exp(mpmath.mpf(_log_residual_term(v, float(alpha) - 1)))
-        return mpmath.log(s) / (mpmath.mpf(alpha) - 1), exact
+def _start(dps: int) -> int:
+    return start_precision(dps)
 
 
 def renyi_divergence(view: ViewPair, alpha: float, *,
@@ -181,13 +172,15 @@ def renyi_divergence(view: ViewPair, alpha: float, *,
         view: the pair of views.
         alpha: Renyi order, a real in (1, inf]; inf is delegated to `max_divergence`.
         direction: "P||Q", "Q||P" or "max".
-        dps: decimal digits for the mp/exact backends (integer orders of an exact view are
-            summed exactly, then the logarithm is taken in mp).
+        dps: decimal digits: the first ball precision of the mp/exact backends (integer
+            orders sum the moment exactly in rationals; the logarithm is a ball).
 
     Returns:
         Result(quantity="renyi", order=alpha): UPPER for float views (error_budget = upper -
-        nominal); for mp/exact, EXACT when the grid holds all of P's mass with true values,
-        else UPPER (the residual term tail_p e^((alpha-1) B) added to the moment). A
+        nominal); for mp/exact, EXACT (an mpf with its certified `radius` and `precision`,
+        docs/soundness.md#exactness) when the grid holds all of P's mass with true values
+        and the enclosure is tight, else UPPER (the residual term tail_p e^((alpha-1) B)
+        added to the moment). A
         support mismatch gives +inf, EXACT in that direction (for "max" with a mismatch in
         one direction only, the maximum is labelled UPPER, value +inf).
 
@@ -207,8 +200,10 @@ def renyi_divergence(view: ViewPair, alpha: float, *,
         if v.backend == "float":
             nominal, upper = _renyi_float(v, float(alpha))
             return _result(upper, Kind.UPPER, d, alpha, method, max(0.0, upper - nominal))
-        value, exact = _renyi_objects(v, alpha, dps)
-        return _result(value, Kind.EXACT if exact else Kind.UPPER, d, alpha, method)
+        cert = renyi_enclosure(rational_pair(v), alpha, _start(dps))
+        return object_result(cert, quantity="renyi", view=v, direction=d,
+                             method=f"{_METHOD}.renyi_divergence",
+                             exact_ok=v.tail_p == 0 and v.grid_exact, order=alpha)
 
     return over_directions(view, direction, one)
 
@@ -228,8 +223,8 @@ def renyi_bracket(view: ViewPair, alpha: float, *,
         view: the pair of views.
         alpha: Renyi order, a finite real > 1.
         direction: "P||Q", "Q||P" or "max".
-        dps: decimal digits for the mp/exact backends (the mp lower end is also lowered by a
-            relative 10^(10 - dps)).
+        dps: decimal digits: the first ball precision of the mp/exact backends (their lower
+            end is the certified enclosure's).
 
     Returns:
         (LOWER, UPPER) Results on quantity "renyi" at order alpha; the EXACT upper Result
@@ -252,13 +247,8 @@ def renyi_bracket(view: ViewPair, alpha: float, *,
             return math.inf
         if v.backend == "float":
             return _renyi_float_lower(v, float(alpha))
-        with mpmath.workdps(dps):
-            a = mpmath.mpf(alpha)
-            extra = 0 if v.grid_exact else to_mpf(v.tail_q)  # Q <= grid value + tail_q
-            s = mpmath.fsum(to_mpf(pi) ** a * (to_mpf(qi) + extra) ** (1 - a)
-                            for pi, qi in zip(v.p, v.q, strict=True) if pi > 0)
-            value = mpmath.log(s) / (mpmath.mpf(alpha) - 1)
-            return max(value * (1 - mpmath.mpf(10) ** (10 - dps)), mpmath.mpf(0))
+        cert = renyi_enclosure(rational_pair(v), alpha, _start(dps))
+        return cert.lower_value(True)
 
     sides = [view] if direction is Direction.P_Q else (
         [view.swapped()] if direction is Direction.Q_P else [view, view.swapped()])
@@ -301,7 +291,8 @@ def max_divergence(view: ViewPair, *, direction: Direction | str = Direction.MAX
     Returns:
         Result(quantity="max_divergence", order=inf), never below 0: +inf (EXACT) on support
         mismatch; float views: UPPER, the largest loss plus its error bound (and the residual
-        loss bound B when tail_p > 0); mp/exact: EXACT when tail_p = 0 and the grid is exact,
+        loss bound B when tail_p > 0); mp/exact: log of the rational max P/Q in a ball,
+        EXACT (with `radius`) when tail_p = 0, the grid is exact and the enclosure tight,
         else UPPER (max with B when tail_p > 0).
 
     Raises:
@@ -325,16 +316,10 @@ def max_divergence(view: ViewPair, *, direction: Direction | str = Direction.MAX
             nominal = max(float(np.max(loss)) if loss.size else 0.0, 0.0)
             return _result(value, Kind.UPPER, d, math.inf, method, max(0.0, value - nominal),
                            quantity="max_divergence")
-        with mpmath.workdps(dps):
-            grid = max((mpmath.log(to_mpf(pi) / to_mpf(qi))
-                        for pi, qi in zip(v.p, v.q, strict=True) if pi > 0),
-                       default=mpmath.mpf(0))
-        if v.tail_p > 0:
-            return _result(max(grid, mpmath.mpf(resid)), Kind.UPPER, d, math.inf, method,
-                           quantity="max_divergence")
-        # lower-bound grid values (a truncated convolution) overstate P/Q: an upper bound
-        return _result(max(grid, mpmath.mpf(0)), Kind.EXACT if v.grid_exact else Kind.UPPER,
-                       d, math.inf, method, quantity="max_divergence")
+        cert = max_divergence_enclosure(rational_pair(v), _start(dps))
+        return object_result(cert, quantity="max_divergence", view=v, direction=d,
+                             method="divergence.max_divergence",
+                             exact_ok=v.tail_p == 0 and v.grid_exact, order=math.inf)
 
     return over_directions(view, direction, one)
 
@@ -350,8 +335,9 @@ def kl_divergence(view: ViewPair, *, direction: Direction | str = Direction.MAX,
 
     Returns:
         Result(quantity="kl", order=1.0): +inf (EXACT) on support mismatch; float views:
-        UPPER (grid sum plus its error bound plus tail_p B, at least 0); mp/exact: UPPER
-        (plus tail_p B) when tail_p > 0 or the grid holds lower-bound values, else EXACT.
+        UPPER (grid sum plus its error bound plus tail_p B, at least 0); mp/exact: a ball
+        sum, UPPER (plus tail_p B) when tail_p > 0 or the grid holds lower-bound values, else
+        EXACT with its `radius` when the enclosure is tight (UPPER otherwise).
 
     Raises:
         ParameterError: an unknown direction.
@@ -377,12 +363,9 @@ def kl_divergence(view: ViewPair, *, direction: Direction | str = Direction.MAX,
             upper = max(nominal + err * (1 + 1e-9) + resid, 0.0)
             return _result(upper, Kind.UPPER, d, 1.0, method, max(0.0, upper - nominal),
                            quantity="kl")
-        with mpmath.workdps(dps):
-            value = mpmath.fsum(to_mpf(pi) * mpmath.log(to_mpf(pi) / to_mpf(qi))
-                                for pi, qi in zip(v.p, v.q, strict=True) if pi > 0)
-        if v.tail_p > 0:
-            return _result(value + resid, Kind.UPPER, d, 1.0, method, quantity="kl")
-        return _result(value, Kind.EXACT if v.grid_exact else Kind.UPPER, d, 1.0, method,
-                       quantity="kl")
+        cert = kl_enclosure(rational_pair(v), _start(dps))
+        return object_result(cert, quantity="kl", view=v, direction=d,
+                             method="divergence.kl_divergence",
+                             exact_ok=v.tail_p == 0 and v.grid_exact, order=1.0)
 
     return over_directions(view, direction, one)
