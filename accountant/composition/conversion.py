@@ -138,8 +138,11 @@ def _exp_up(log_value: float) -> float:
         raise ValueError("log delta is NaN")
     if log_value >= 0:
         return 1.0
-    if log_value < -740.0:
-        return math.ulp(0.0)
+    if log_value < -700.0:
+        # near and below the subnormal range a float product cannot carry the relative
+        # slack (a subnormal has fewer bits than 1 + 4u needs): round the mpf value up
+        with mpmath.workprec(80):
+            return rounding.up(mpmath.exp(mpmath.mpf(log_value)) * (1 + mpmath.mpf(2) ** -60))
     return min(1.0, rounding.up(math.exp(log_value) * (1 + 4 * _U)))
 
 
