@@ -1104,7 +1104,10 @@ def random_case(rng: random.Random, c: Checker) -> str:
         The family's name.
     """
     family = rng.choice(["divergence", "divergence", "binomial_shift", "binary_rr_count",
-                         "binary_rr_worst", "k_rr", "bc_zsum", "kov"])
+                         "binary_rr_worst", "k_rr", "bc_zsum", "kov", "mechanism",
+                         "mechanism", "mechanism", "ledger", "exact_divergence"])
+    if family in ("mechanism", "ledger", "exact_divergence"):
+        return _strategy_case(rng, c, family)
     eps0 = _log_uniform(rng, 0.05, 30.0)
     delta = _log_uniform(rng, 1e-300, 0.5)
     alpha = 1 + _log_uniform(rng, 1e-3, 1e4)
@@ -1144,6 +1147,40 @@ def random_case(rng: random.Random, c: Checker) -> str:
                  epsilon_total=rng.uniform(0, rounds * e), delta_total=_log_uniform(
                      rng, 1e-10, 0.5))
     return family
+
+
+def _strategy_case(rng: random.Random, c: Checker, kind: str) -> str:
+    """One case of the property suite's kinds, drawn from `verify.strategies` (the same
+    table the tests draw from): a Mechanism of FAMILIES, a ledger, or an exact ViewPair.
+    Draws in a known violation's region are counted under `Checker.known`."""
+    from verify import strategies as S
+
+    if kind == "exact_divergence":
+        exact_divergence_case(c, **S.sample_exact_pair_args(rng))
+        return kind
+    if kind == "ledger":
+        cls, args, kw = S.sample_ledger_args(rng)
+        reason = S.known_violation(cls, args, "ledger", kw)
+        if reason is not None:
+            c.known[reason] += 1
+            return kind
+        ledger_case(c, cls, args, **kw)
+        return kind
+    cls = rng.choice(list(S.FAMILIES))
+    args = S.sample_args(cls, rng)
+    point = {"epsilon_fraction": S.EPSILON_POINT.sample(rng),
+             "delta": S.DELTA_POINT.sample(rng),
+             "alphas": [S.ALPHA_POINT.sample(rng) for _ in range(rng.randint(1, 3))]}
+    quantities = []
+    for quantity in ("delta", "epsilon", "renyi", "max"):
+        reason = S.known_violation(cls, args, quantity, point)
+        if reason is None:
+            quantities.append(quantity)
+        else:
+            c.known[reason] += 1
+    if quantities:
+        mechanism_case(c, cls, args, quantities=tuple(quantities), **point)
+    return f"mechanism.{cls.__name__}"
 
 
 # ------------------------------------------------------------------ the command
