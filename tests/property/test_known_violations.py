@@ -51,6 +51,22 @@ def test_randomizer_entry_below_the_float_range() -> None:
     assert _violations(RandomizerMechanism, args, alphas=(877.3, 2.0)) == []
 
 
+@pytest.mark.xfail(strict=True, reason=S.KNOWN_VIOLATIONS[2].reproducer)
+@pytest.mark.parametrize(("epsilon0", "k", "truth"), [
+    (1.0, 10 ** 6, "1.71827715769575293881428946540333610942259762066183409487e-6"),
+    # here the lower end also crosses the blanket upper end (PrecisionError)
+    (0.5, 300_000, "2.16239235170218104414865682913978648723263747530154028397e-6"),
+])
+def test_k_rr_special_pair_lower_end_at_large_k(epsilon0: float, k: int, truth: str) -> None:
+    """KRR(n=2, k >= 1e5).delta_for_epsilon(0.0): the special pair's certified lower end
+    lies above the truth (oracle: every neighbouring pair, outputs lumped exactly)."""
+    with oracle.digits(80):
+        t = max(oracle.hockey_stick(P, Q, 0) for P, Q in oracle.k_rr_pairs(2, epsilon0, k))
+    assert abs(t / mpmath.mpf(truth) - 1) < 1e-50
+    assert _violations(KRR, {"n": 2, "epsilon0": epsilon0, "k": k}, epsilon_fraction=0.0,
+                       quantities=("delta",)) == []
+
+
 def _in_two_gigabytes(n: int) -> subprocess.CompletedProcess:
     code = textwrap.dedent(f"""
         import resource
