@@ -66,6 +66,9 @@ class RationalPair:
         residual_loss_bound: the view's B (float, maybe inf).
         stated: rho was stated by the view's producer (False: the model of
             `ViewPair.relative_error`).
+        rational_backend: the view is an exact one (its moments are worth summing as exact
+            rationals; an mp view's values are only within rho anyway, and their exact sums
+            grow huge denominators).
     """
 
     p: list[fmpq]
@@ -81,6 +84,7 @@ class RationalPair:
     grid_exact: bool
     residual_loss_bound: float
     stated: bool
+    rational_backend: bool = True
 
     def hockey(self, gamma: fmpq) -> fmpq:
         """H_gamma of the stored grid, sum_x [p - gamma q]_+, exactly.
@@ -167,7 +171,8 @@ def rational_pair(view: ViewPair) -> RationalPair:
                         a_prefix=a_pre, b_prefix=b_pre, rho=to_fmpq(rho),
                         tail_p=to_fmpq(view.tail_p), tail_q=to_fmpq(view.tail_q),
                         grid_exact=bool(view.grid_exact),
-                        residual_loss_bound=float(view.residual_loss_bound), stated=stated)
+                        residual_loss_bound=float(view.residual_loss_bound), stated=stated,
+                        rational_backend=view.backend == "exact")
 
 
 # ------------------------------------------------------------------ enclosure driver
@@ -518,8 +523,8 @@ def renyi_enclosure(rp: RationalPair, alpha: Any, precision: int) -> Certified:
     """Enclosure of D_alpha(P||Q) = log(S)/(alpha - 1), S = sum P^alpha Q^(1-alpha), of the
     true pair behind a view (no infinite-loss points).
 
-    rho = 0 (exact views, exactly stored mp values): integer alpha gives a rational S, and
-    only the final log1p(S - 1) is a ball; real alpha sums
+    Exact views: integer alpha gives a rational S, and only the final log1p(S - 1) is a
+    ball. Real alpha (and any order of an mp view) sums
     S - 1 = sum p expm1((alpha-1) log(p/q)) + (sum p - 1) in balls. rho > 0 on a complete
     grid: S - 1 = sum q f(p/q) with f(x) = x^alpha - 1 - alpha (x - 1) >= 0 (both true laws
     sum to 1), bounded by `_convex_sum` (so values near alpha = 1 stay of order rho^2, not
@@ -539,7 +544,7 @@ def renyi_enclosure(rp: RationalPair, alpha: Any, precision: int) -> Certified:
     a = to_fmpq(alpha)
     a1 = a - 1
     up, dn = _one_plus(rp.rho)
-    integer = a.q == 1
+    integer = a.q == 1 and rp.rational_backend
     lower_q = (rp.q if rp.grid_exact else [qi + rp.tail_q for qi in rp.q])
     if integer:
         k = int(a.p)

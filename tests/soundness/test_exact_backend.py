@@ -39,6 +39,7 @@ from accountant.view import ViewPair
 
 DIGITS = 400
 ORACLE_SLACK = mpmath.mpf(10) ** -150  # relative error allowed to the 400-digit oracle
+ORACLE_FLOOR = mpmath.mpf(10) ** -380  # and absolute (log(S) of an S rounded at 400 digits)
 RELATIVE_RADIUS = mpmath.mpf(2) ** -40
 
 
@@ -132,7 +133,7 @@ def _certified(result, truth) -> None:
             else:
                 assert t == mpmath.inf or v != mpmath.inf, f"{result} above the truth {t}"
             return
-        slack = ORACLE_SLACK * abs(t)
+        slack = ORACLE_SLACK * abs(t) + ORACLE_FLOOR
         if result.kind is Kind.EXACT:
             r = _mp(Fraction(result.radius))
             assert abs(v - t) <= r + slack, (
