@@ -32,7 +32,8 @@ from typing import Any
 
 from accountant.bounds import girgis_2021
 from accountant.cli.registry import PROTOCOLS, protocol_spec
-from accountant.cli.types import AT_DELTA, AT_EPSILON, integer, positive_int, real
+from accountant.cli.types import AT_DELTA, AT_EPSILON, USERS, integer, real
+from accountant.cli.types import EPSILON0 as EPSILON0_CLI
 from accountant.composition import subsampling
 from accountant.composition.accountant import (
     Accountant,
@@ -105,8 +106,8 @@ def parse_spec(spec: str) -> tuple[Any, str | None]:
         return cls(args.noise_multiplier), None
     if name == "girgis-thm1":
         p = _SpecParser(prog=name, add_help=False)
-        p.add_argument("--n", type=positive_int, required=True)
-        p.add_argument("--epsilon0", type=_float, required=True)
+        p.add_argument("--n", type=integer(USERS), required=True)
+        p.add_argument("--epsilon0", type=real(EPSILON0_CLI), required=True)
         args = p.parse_args(flags)
         curve = RdpCurve.from_function(
             lambda a: girgis_2021.rdp_upper_thm1(alpha=int(a), epsilon0=args.epsilon0,
@@ -198,7 +199,12 @@ def compose(specs: list[str], *, rounds: int | Sequence[int], delta: float | Non
     accountant = Accountant(neighboring=relation)
     pairs = []
     for spec, count in zip(specs, counts, strict=True):
-        event, pair = parse_spec(spec)
+        try:
+            event, pair = parse_spec(spec)
+        except ParameterError as exc:  # name the flag and the spec the error is about
+            text = str(exc)
+            raise ParameterError(text if text.startswith("--mechanism") else
+                                 f"--mechanism {spec!r}: {text}") from None
         if pair is not None:
             pairs.append(f"{spec!r}: {pair}")
         if sampling_rate is not None:
@@ -244,6 +250,9 @@ def _entry_json(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def _handler(args: argparse.Namespace) -> dict[str, Any]:
+    if args.discretization is not None and args.method not in ("pld", "all"):
+        raise ParameterError(f"--discretization sets the PLD grid; it does not apply to "
+                             f"--method {args.method} (use --method pld or all)")
     return compose(args.mechanism, rounds=args.rounds, delta=args.at_delta,
                    epsilon=args.at_epsilon, sampling_rate=args.sampling_rate,
                    method=args.method, discretization=args.discretization,

@@ -74,8 +74,8 @@ def _common_flags(p: argparse.ArgumentParser, command: str) -> None:
         p.add_argument("--orders", type=float_list, required=True,
                        help="comma-separated Renyi orders > 1, e.g. 2,4,8.5,inf")
     elif command == "calibrate":
-        p.add_argument("--target-epsilon", type=types.real(types.EPSILON.named("target-epsilon")),
-                       required=True, help="the epsilon to meet, > 0")
+        p.add_argument("--target-epsilon", type=types.real(types.TARGET_EPSILON),
+                       required=True, help="the epsilon to meet, in [1e-150, 700)")
         p.add_argument("--target-delta", type=types.real(DELTA.named("target-delta")),
                        required=True, help="the delta to meet, in (0, 1)")
     elif command == "simulate":

@@ -505,6 +505,19 @@ def _cell(x: Any) -> str:
     return str(x)
 
 
+def _check_out(out: str | Path) -> None:
+    """Refuse an --out that cannot be a table file (before any point runs)."""
+    path = Path(out)
+    if not str(out).strip():
+        raise ParameterError("sweep: --out='' is empty; name a .csv or .parquet file")
+    if path.is_dir():
+        raise ParameterError(f"sweep: --out={str(out)!r} is a directory; name a .csv or "
+                             ".parquet file in it")
+    if not path.parent.is_dir():
+        raise ParameterError(f"sweep: --out={str(out)!r}: the directory {str(path.parent)!r} "
+                             "does not exist")
+
+
 class _Table:
     """The output file: read back what is done, append a point atomically, finish."""
 
@@ -629,6 +642,7 @@ def run_sweep(question: Sequence[str], out: str | Path, *, grid: Sequence[str] =
     points = make_points(question, names, values)
     for point in points:  # every command line checked before anything runs
         _parse(point.argv, capture=True)
+    _check_out(out)
     table = _Table(Path(out), [*names, *COLUMNS])
     existing = table.read()
     keys = {p.key for p in points}

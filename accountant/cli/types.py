@@ -20,6 +20,7 @@ __all__ = [
     "real", "integer", "real_list", "float_list", "positive_int", "count",
     "USERS", "USERS_PAIR", "EPSILON0", "EPSILON", "AT_EPSILON", "AT_DELTA", "ORDER",
     "ALPHABET", "ONES", "TRIALS", "SEED", "UNIT_OPEN", "UNIT_EPSILON", "POSITIVE_REAL",
+    "NOISE_EPSILON", "TARGET_EPSILON", "ORDER_FINITE", "finite_orders",
 ]
 
 _EXP = "e^x must stay a finite float"
@@ -38,7 +39,14 @@ ONES = Interval("ones", 0, 1e10, closed="both", integer=True)
 TRIALS = Interval("trials", 1, 1e8, closed="both", integer=True)
 SEED = Interval("seed", 0, 2**63 - 1, closed="both", integer=True)
 UNIT_OPEN = Interval("p", 0.0, 1.0, closed="neither")
-UNIT_EPSILON = Interval("epsilon", 0.0, 1.0, closed="right")
+# epsilons that set noise through 1/epsilon^2 (Balcer-Cheu's p, GGKPV's rho, calibration
+# targets): below 1e-150, epsilon^2 is no longer a normal float and the noise is infinite
+_SQUARE = "the noise scales as 1/epsilon^2, which must stay a finite float"
+UNIT_EPSILON = Interval("epsilon", 1e-150, 1.0, closed="both", note=_SQUARE)
+NOISE_EPSILON = Interval("epsilon", 1e-150, 700.0, closed="left", note=_SQUARE)
+TARGET_EPSILON = Interval("target-epsilon", 1e-150, 700.0, closed="left", note=_SQUARE)
+# the closed-form bounds take finite orders only (their max-divergence is `pure`)
+ORDER_FINITE = Interval("order", 1.0, 1e6, closed="neither", note="a finite Renyi order > 1")
 POSITIVE_REAL = Interval("x", 0.0, 1e12, closed="neither")
 
 
@@ -106,6 +114,7 @@ def real_list(domain: Interval, *, allow_inf: bool = True) -> Callable[[str], li
 
 
 float_list = real_list(ORDER)
+finite_orders = real_list(ORDER_FINITE, allow_inf=False)
 # an integer flag whose range the library itself checks (it names the parameter there)
 positive_int = integer(Interval("value", 0, 1e12, closed="both", integer=True))
 count = integer(USERS)

@@ -44,7 +44,7 @@ _LITERAL = Interval("literal-trials", 0, 1e6, closed="both", integer=True)
 def _add_common(p: argparse.ArgumentParser, hist: bool) -> None:
     p.add_argument("--n", type=integer(USERS), help="number of users")
     p.add_argument("--epsilon", type=real(UNIT_EPSILON),
-                   help="paper target epsilon in (0, 1] (sets p, Fig. 1)")
+                   help="paper target epsilon in [1e-150, 1] (sets p, Fig. 1)")
     p.add_argument("--delta", type=real(DELTA),
                    help="paper target delta in (0, 1) (sets p, Fig. 1)")
     p.add_argument("--p", type=real(UNIT_OPEN),
@@ -138,6 +138,17 @@ def _pure(hist: bool) -> Any:
 
 def _audit(hist: bool) -> Any:
     def handle(args: argparse.Namespace) -> dict[str, Any]:
+        if args.p is not None:
+            raise ParameterError(f"audit checks the paper's claim at --epsilon --delta (which "
+                                 f"set p as in Fig. 1); do not give --p (got p={args.p})")
+        instance = [f"--{k}" for k in ("n", "epsilon", "delta")
+                    if getattr(args, k) is not None]
+        if getattr(args, "table", False) and instance:
+            raise ParameterError(f"--table prints the whole audit table; do not give "
+                                 f"{', '.join(instance)} with it")
+        if args.n is None and instance:
+            raise ParameterError(f"audit of one instance needs --n with {', '.join(instance)} "
+                                 "(or no flags for the whole table)")
         if getattr(args, "table", False) or args.n is None:
             rows = audit_table("hist" if hist else "zsum", d=args.d or 2 if hist else 2)
             decided = [r for r in rows if r["verdict"] != "not applicable"]
@@ -162,6 +173,10 @@ def _calibrate(hist: bool) -> Any:
             raise ParameterError("--n is required (number of users)")
         if hist and args.d is None:
             raise ParameterError("--d is required for bc-hist (domain size >= 2)")
+        given = [f"--{k}" for k in ("p", "epsilon", "delta") if getattr(args, k) is not None]
+        if given:
+            raise ParameterError(f"calibrate chooses p for --target-epsilon/--target-delta; "
+                                 f"do not give {', '.join(given)}")
         c = calibrate(protocol="hist" if hist else "zsum", n=args.n,
                       target_epsilon=args.target_epsilon, target_delta=args.target_delta,
                       d=args.d if hist else None)

@@ -21,7 +21,7 @@ from accountant.cli.types import (
     UNIT_EPSILON,
     UNIT_OPEN,
     USERS,
-    float_list,
+    finite_orders,
     integer,
     real,
 )
@@ -38,8 +38,9 @@ def _rdp_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--n", type=integer(USERS), required=True, help="number of users")
     parser.add_argument("--epsilon0", type=real(EPSILON0), required=True,
                         help="local epsilon0 > 0")
-    parser.add_argument("--orders", type=float_list, default=float_list(_DEFAULT_ORDERS),
-                        help=f"comma-separated Renyi orders (default {_DEFAULT_ORDERS})")
+    parser.add_argument("--orders", type=finite_orders, default=finite_orders(_DEFAULT_ORDERS),
+                        help=f"comma-separated finite Renyi orders > 1 (default "
+                             f"{_DEFAULT_ORDERS})")
 
 
 def _cor1_arguments(parser: argparse.ArgumentParser) -> None:
@@ -126,7 +127,7 @@ _PAPER_BOUNDS = [
 def _bc_zsum_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n", type=integer(USERS), required=True, help="number of users")
     p.add_argument("--epsilon", type=real(UNIT_EPSILON), required=True,
-                   help="the paper's epsilon in (0, 1]")
+                   help="the paper's epsilon in [1e-150, 1]")
     p.add_argument("--delta", type=real(DELTA), required=True, help="delta in (0, 1)")
     p.add_argument("--beta", type=real(UNIT_OPEN.named("beta")), default=0.01,
                    help="failure probability of the accuracy claim (default 0.01)")

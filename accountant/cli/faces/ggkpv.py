@@ -15,7 +15,7 @@ from typing import Any
 
 from accountant.cli.faces.common import dp_body, pure_body, rdp_body
 from accountant.cli.registry import ProtocolSpec
-from accountant.cli.types import EPSILON, USERS_PAIR, integer, real
+from accountant.cli.types import NOISE_EPSILON, USERS_PAIR, integer, real
 from accountant.domains import DELTA, Interval
 from accountant.errors import ParameterError
 from accountant.protocols.ggkpv import (
@@ -38,7 +38,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n", type=integer(USERS_PAIR), help="number of users")
     p.add_argument("--B", type=integer(_DOMAIN), help="domain size (values 1..B, >= 2)")
     p.add_argument("--rho", type=integer(_RHO), help="noise tuples per user (>= 1)")
-    p.add_argument("--epsilon", type=real(EPSILON),
+    p.add_argument("--epsilon", type=real(NOISE_EPSILON),
                    help="target epsilon setting rho by the slides' rule (with --delta)")
     p.add_argument("--delta", type=real(DELTA),
                    help="target delta setting rho by the slides' rule (with --epsilon)")
@@ -62,8 +62,20 @@ def parameters_from_args(args: argparse.Namespace) -> GGKPVParameters:
         raise ParameterError("--n is required (number of users)")
     if args.B is None:
         raise ParameterError("--B is required (domain size >= 2)")
-    return ggkpv_parameters(n=args.n, B=args.B, rho=args.rho, epsilon=args.epsilon,
-                            delta=args.delta, tau=args.tau)
+    if args.rho is None and (args.epsilon is None) != (args.delta is None):
+        missing = "--delta" if args.delta is None else "--epsilon"
+        raise ParameterError(f"{missing} is required with "
+                             f"{'--epsilon' if args.delta is None else '--delta'} (they set rho "
+                             "by the slides' rule), or give --rho instead")
+    params = ggkpv_parameters(n=args.n, B=args.B, rho=args.rho, epsilon=args.epsilon,
+                              delta=args.delta, tau=args.tau)
+    if args.rho is None and not _RHO.contains(params.rho):
+        # the rule's rho is checked like a given --rho: beyond it the views need more memory
+        # than a machine has
+        raise ParameterError(f"--epsilon {args.epsilon!r} --delta {args.delta!r} set rho = "
+                             f"ceil(log(1/delta)/epsilon^2) = {params.rho:.4g}, outside "
+                             f"{_RHO.describe()}; give a larger epsilon or --rho")
+    return params
 
 
 def _mechanism(args: argparse.Namespace) -> GGKPVHadamard:
@@ -90,6 +102,10 @@ def _calibrate(args: argparse.Namespace) -> dict[str, Any]:
     if args.n is None or args.B is None:
         raise ParameterError("calibrate needs --n and --B (the target is --target-epsilon, "
                              "--target-delta)")
+    given = [f"--{k}" for k in ("rho", "epsilon", "delta") if getattr(args, k) is not None]
+    if given:
+        raise ParameterError(f"calibrate chooses rho for --target-epsilon/--target-delta; do "
+                             f"not give {', '.join(given)}")
     return calibrate(n=args.n, B=args.B, target_epsilon=args.target_epsilon,
                      target_delta=args.target_delta, tau=args.tau).to_json()
 

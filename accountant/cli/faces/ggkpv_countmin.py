@@ -85,9 +85,15 @@ def _calibrate(args: argparse.Namespace) -> dict[str, Any]:
                              "--target-epsilon, --target-delta)")
     if args.rho is not None:
         raise ParameterError("calibrate chooses rho; do not give --rho")
-    return calibrate_countmin(n=args.n, B=args.B, w=args.w, d=args.d,
-                              target_epsilon=args.target_epsilon,
-                              target_delta=args.target_delta).to_json()
+    try:
+        return calibrate_countmin(n=args.n, B=args.B, w=args.w, d=args.d,
+                                  target_epsilon=args.target_epsilon,
+                                  target_delta=args.target_delta).to_json()
+    except ParameterError as exc:
+        # the search's own messages name its internals (N, w): say which target it was
+        raise ParameterError(f"calibrate ggkpv-countmin at target-epsilon="
+                             f"{args.target_epsilon!r}, target-delta={args.target_delta!r}: "
+                             f"{exc}") from None
 
 
 SPEC = ProtocolSpec(name="ggkpv-countmin",

@@ -15,7 +15,7 @@ from typing import Any
 
 from accountant.cli.faces.common import dp_body, pure_body, rdp_body
 from accountant.cli.registry import ProtocolSpec
-from accountant.cli.types import count
+from accountant.cli.types import USERS_PAIR, integer
 from accountant.errors import ParameterError
 from accountant.protocols.randomizer import Randomizer, RandomizerMechanism
 
@@ -75,7 +75,8 @@ def read_matrix(path: str) -> Randomizer:
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--matrix", required=True, metavar="FILE",
                    help="the randomizer R(y|x): JSON or CSV, one row per input")
-    p.add_argument("--n", type=count, required=True, help="number of users (>= 2)")
+    p.add_argument("--n", type=integer(USERS_PAIR), required=True,
+                   help="number of users (>= 2)")
 
 
 def _mechanism(args: argparse.Namespace) -> RandomizerMechanism:
