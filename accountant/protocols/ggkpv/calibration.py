@@ -35,7 +35,7 @@ __all__ = ["Calibration", "calibrate", "least_rho", "MAX_MEAN_COUNT", "largest_r
 
 _RHO_MAX = 1 << 20
 # the evaluation budget of `calibrate`: mean noise count n rho 2^-tau per cell
-MAX_MEAN_COUNT = 1 << 14
+MAX_MEAN_COUNT = 1 << 13
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
