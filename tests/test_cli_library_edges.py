@@ -1,0 +1,63 @@
+"""The library behind the command line's bad-input cases: extreme parameters of GKM and the
+GGKPV calibration raise the library's own errors (naming the parameter), in bounded time,
+never OverflowError, ZeroDivisionError or ValueError('math domain error')."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from accountant.errors import AccountantError, ParameterError, RegimeError
+from accountant.protocols import gkm
+from accountant.protocols.ggkpv import calibrate, ggkpv_parameters
+from accountant.protocols.ggkpv.calibration import MAX_MEAN_COUNT, largest_rho
+
+
+@pytest.mark.parametrize("epsilon_prime", [1e-300, 1e-17, 301.0, 1e300])
+def test_gkm_epsilon_prime_outside_the_float_model_is_a_parameter_error(epsilon_prime):
+    with pytest.raises(ParameterError, match="epsilon_prime=.*outside"):
+        gkm.gkm_parameters(n=10, epsilon=1.0, epsilon_prime=epsilon_prime, q=0.1, s=8,
+                           lam=60.0, strict=False)
+    with pytest.raises(ParameterError, match="epsilon_prime="):
+        gkm.gkmp20.gkmp20_parameters(n=10, epsilon_prime=epsilon_prime, lam=60.0)
+
+
+def test_gkm_epsilon_prime_at_the_ends_of_the_float_model_is_accepted():
+    for e in (gkm.MIN_EPSILON_PRIME, gkm.MAX_EPSILON_PRIME):
+        gkm.check_epsilon_prime(e)
+    p = gkm.gkm_parameters(n=10, epsilon=1.0, epsilon_prime=1e-15, q=0.1, s=8, lam=60.0,
+                           strict=False)
+    assert p.epsilon_prime == 1e-15
+
+
+def test_gkm_rho_too_small_to_move_epsilon_prime_names_rho():
+    with pytest.raises(ParameterError, match=r"rho=1e-300 is too small"):
+        gkm.theorem6_parameters(n=10, epsilon=1.0, rho=1e-300)
+    # the least rho the message offers does move epsilon'
+    p = gkm.theorem6_parameters(n=10**6, epsilon=1.0, rho=5e-14)
+    assert p.epsilon_prime < 1.0
+
+
+def test_ggkpv_calibration_of_an_unreachable_target_stops_with_a_reason():
+    start = time.perf_counter()
+    with pytest.raises(RegimeError, match="no rho <= .* meets target_epsilon=1e-300"):
+        calibrate(n=64, B=7, target_epsilon=1e-300, target_delta=1e-6, tau=6)
+    assert time.perf_counter() - start < 30
+
+
+def test_ggkpv_search_budget_shrinks_for_tiny_delta_and_respects_the_mean_count():
+    base = ggkpv_parameters(n=100, B=7, rho=1, tau=7)
+    wide, narrow = largest_rho(base, 1e-6), largest_rho(base, 1e-300)
+    assert narrow < wide and wide * base.n * base.pi <= MAX_MEAN_COUNT
+
+
+def test_ggkpv_calibration_within_budget_is_unchanged():
+    c = calibrate(n=2000, B=63, target_epsilon=1.0, target_delta=1e-6)
+    assert float(c.epsilon) <= 1.0 and c.rho <= largest_rho(c.params, 1e-6)
+
+
+@pytest.mark.parametrize("target", [0.0, -1.0, float("nan"), float("inf")])
+def test_ggkpv_calibration_targets_are_checked_by_name(target):
+    with pytest.raises(AccountantError, match="target_epsilon"):
+        calibrate(n=64, B=7, target_epsilon=target, target_delta=1e-6)
