@@ -61,3 +61,12 @@ def test_ggkpv_calibration_within_budget_is_unchanged():
 def test_ggkpv_calibration_targets_are_checked_by_name(target):
     with pytest.raises(AccountantError, match="target_epsilon"):
         calibrate(n=64, B=7, target_epsilon=target, target_delta=1e-6)
+
+
+@pytest.mark.parametrize("protocol", ["zsum", "hist"])
+def test_balcer_cheu_calibration_of_a_tiny_target_is_a_regime_error(protocol):
+    from accountant.protocols.balcer_cheu import calibrate as bc_calibrate
+
+    with pytest.raises(RegimeError, match="even p=1/2 gives epsilon="):
+        bc_calibrate(protocol=protocol, n=1000, target_epsilon=1e-300, target_delta=1e-6,
+                     d=3 if protocol == "hist" else None)

@@ -43,6 +43,7 @@ __all__ = ["Calibration", "calibrate", "error_quantile", "accuracy_summary", "MI
 # The smallest g = 1 - p with p < 1 in float (p = 1 - 2^-53).
 MIN_GAMMA = 2.0 ** -53
 _BETA = Interval("beta", 0.0, 1.0, closed="neither")
+_PAPER_EPSILON = 1e-150
 _TOLERANCE = Interval("tolerance", 0.0, 1.0, closed="neither")
 
 
@@ -127,13 +128,17 @@ def calibrate(*, protocol: str, n: int, target_epsilon: float, target_delta: flo
         r = _epsilon(protocol, n, math.exp(log_g), target_delta, d)
         return float(r), r
 
-    try:
-        # Fig. 1's p for the target: for hist, Theorem 3.2(i) gives (2 eps, 2 delta) at
-        # p(eps, delta), so the paper reaches the target with p(target/2, delta/2).
-        halve = 2.0 if protocol == "hist" else 1.0
-        paper = paper_p(epsilon=target_epsilon / halve, delta=target_delta / halve, n=n)
-    except (RegimeError, ParameterError):
-        paper = None
+    # Fig. 1's p for the target: for hist, Theorem 3.2(i) gives (2 eps, 2 delta) at
+    # p(eps, delta), so the paper reaches the target with p(target/2, delta/2).
+    halve = 2.0 if protocol == "hist" else 1.0
+    paper = None
+    # Theorem 3.1 needs n >= 100 ln(2/delta)/eps^2 > 1e300 for eps < _PAPER_EPSILON, and
+    # paper_p would divide by an eps^2 that underflows to 0: no paper p there.
+    if target_epsilon / halve >= _PAPER_EPSILON:
+        try:
+            paper = paper_p(epsilon=target_epsilon / halve, delta=target_delta / halve, n=n)
+        except (RegimeError, ParameterError):
+            paper = None
 
     def done(log_g: float, r: Result, edge: bool) -> Calibration:
         return Calibration(params=BalcerCheuParameters(n=n, p=1.0 - math.exp(log_g), d=d),
