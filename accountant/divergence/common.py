@@ -118,7 +118,8 @@ def ball_end(r: Result, sign: int) -> Any:
     """
     if not r.radius or not r.is_finite:
         return r.value
-    exact = Fraction(to_fmpq(r.value).p, to_fmpq(r.value).q) + sign * Fraction(r.radius)
+    v = to_fmpq(r.value)
+    exact = Fraction(int(v.p), int(v.q)) + sign * Fraction(r.radius)
     rnd = mpmath.libmp.round_ceiling if sign > 0 else mpmath.libmp.round_floor
     return mpmath.mp.make_mpf(mpmath.libmp.from_rational(
         exact.numerator, exact.denominator, max(mpmath.mp.prec, 128), rnd))

@@ -469,6 +469,23 @@ def test_every_quantity_is_certified_wide_sweep(backend, pair, epsilon, delta, a
     _bracket_holds(*epsilon_bracket(view, delta), t_eps)
 
 
+@pytest.mark.parametrize("epsilon", [0.0, 1e-50])
+def test_max_over_orders_of_an_exact_ball_and_an_upper_bound(epsilon):
+    """One order EXACT with a radius, the other UPPER: the maximum is an upper bound only
+    once the EXACT end is moved up by its radius (this crashed: selfcheck, mp view of
+    rationals given as strings)."""
+    p = [Fraction(1, 10**42), Fraction(0), 1 - Fraction(1, 10**42)]
+    q = [Fraction(0), Fraction(2, 10**42), 1 - Fraction(2, 10**42)]
+    view = ViewPair.from_arrays([str(x) for x in p], [str(x) for x in q], backend="mp")
+    with mpmath.workdps(DIGITS):
+        truth = _oracle_delta([_mp(x) for x in p], [_mp(x) for x in q],
+                              mpmath.exp(mpmath.mpf(epsilon)))
+    _certified(delta_for_epsilon(view, epsilon), truth)
+    _certified(delta_for_epsilon(view, exp_epsilon=Fraction(1)), _oracle_delta(
+        p, q, Fraction(1)))
+    _bracket_holds(*delta_bracket(view, epsilon), truth)
+
+
 def test_mp_value_error_is_stated_by_from_values_and_pmf_operations():
     """Floats convert exactly (no error); thirds do not; operations state theirs."""
     assert _view([0.25, 0.75], [0.5, 0.5], "mp").relative_error() == (0.0, True)
