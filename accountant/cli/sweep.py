@@ -641,7 +641,11 @@ def run_sweep(question: Sequence[str], out: str | Path, *, grid: Sequence[str] =
     names, values = parse_grid(grid) if rows is None else read_rows(rows)
     points = make_points(question, names, values)
     for point in points:  # every command line checked before anything runs
-        _parse(point.argv, capture=True)
+        try:
+            _parse(point.argv, capture=True)
+        except ParameterError as exc:  # say that the value came from the grid or rows
+            raise ParameterError(f"sweep {'--grid' if rows is None else '--rows'} point "
+                                 f"{exc}") from None
     _check_out(out)
     table = _Table(Path(out), [*names, *COLUMNS])
     existing = table.read()
