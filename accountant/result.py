@@ -19,7 +19,7 @@ from accountant.errors import PrecisionError
 from accountant.numeric import rounding
 from accountant.numeric.mp import to_mpf
 
-__all__ = ["Bracket", "Kind", "Direction", "Source", "Result", "tightest", "Value"]
+__all__ = ["Bracket", "Kind", "Direction", "Scope", "Source", "Result", "tightest", "Value"]
 
 Value = float | Fraction | mpmath.mpf
 
@@ -32,6 +32,21 @@ class Kind(StrEnum):
     LOWER = "lower"
     # A published pipeline that is not a theorem (docs/soundness.md#result-kinds): never a
     # bound, never the winner of `tightest`, never an end of a `Bracket`.
+    HEURISTIC = "heuristic"
+
+
+class Scope(StrEnum):
+    """What a value is a statement about (docs/soundness.md#result-kinds).
+
+    MECHANISM: holds for every neighbouring pair of the mechanism (an upper end bounds the
+    worst pair; a lower end is attained, or exceeded, by some pair). PAIR: the value, or a
+    bound on the value, of one pair of distributions (a ViewPair, a special pair, a bounding
+    pair's own numerics); as a statement about a mechanism, one pair's value is only a lower
+    bound. HEURISTIC: a published pipeline that is not a proof.
+    """
+
+    MECHANISM = "mechanism"
+    PAIR = "pair"
     HEURISTIC = "heuristic"
 
 
@@ -70,6 +85,12 @@ class Result:
             truncated tail mass, floating-point error bounds.
         order: Renyi order for quantity "renyi" (math.inf for max-divergence).
         at: the other coordinate of the point, e.g. the epsilon at which delta was computed.
+        scope: what the value is a statement about (`Scope`); PAIR unless the producer says
+            MECHANISM (claiming less is the safe default), HEURISTIC for HEURISTIC kinds.
+        radius: for an EXACT value computed with ball arithmetic, the certified radius of the
+            ball around `value` that holds the truth (0 for exact rationals).
+        precision: working precision in bits of such a value (None: exact rational arithmetic,
+            or not applicable).
     """
 
     quantity: str
@@ -81,12 +102,24 @@ class Result:
     error_budget: float = 0.0
     order: float | None = None
     at: float | None = None
+    scope: Scope = Scope.PAIR
+    radius: float = 0.0
+    precision: int | None = None
 
     def __post_init__(self) -> None:
         if self.value != self.value:  # NaN is never a result
             raise PrecisionError(f"{self.method} produced NaN for {self.quantity}")
         if not isinstance(self.kind, Kind):
             object.__setattr__(self, "kind", Kind(self.kind))
+        if not isinstance(self.scope, Scope):
+            object.__setattr__(self, "scope", Scope(self.scope))
+        if self.kind is Kind.HEURISTIC:
+            object.__setattr__(self, "scope", Scope.HEURISTIC)
+        elif self.scope is Scope.HEURISTIC:
+            raise ValueError(f"a {self.kind.value} bound cannot have heuristic scope "
+                             f"({self.method})")
+        if not self.radius >= 0:
+            raise ValueError(f"radius={self.radius!r} must be >= 0")
         if not isinstance(self.direction, Direction):
             object.__setattr__(self, "direction", Direction(self.direction))
         if self.kind is Kind.EXACT and self.error_budget:
@@ -130,7 +163,12 @@ class Result:
             "kind": self.kind.value,
             "direction": self.direction.value,
             "method": self.method,
+            "scope": self.scope.value,
         }
+        if self.radius:
+            out["radius"] = self.radius
+        if self.precision is not None:
+            out["precision_bits"] = self.precision
         if isinstance(self.value, mpmath.mpf) and 0 < abs(self.value) < 1e-300:
             out["log10_value"] = float(mpmath.log10(self.value))
         if self.order is not None:
@@ -173,6 +211,41 @@ class Bracket:
             raise ValueError(f"Bracket.lower is an upper bound ({self.lower.method})")
         if self.upper is not None and self.upper.kind is Kind.LOWER:
             raise ValueError(f"Bracket.upper is a lower bound ({self.upper.method})")
+        # one pair's numbers are never mechanism statements, whatever their producer said
+        for name in ("pair_lower", "special"):
+            r = getattr(self, name)
+            if r is not None and r.scope is not Scope.PAIR:
+                object.__setattr__(self, name, r.with_(scope=Scope.PAIR))
+        if self.lower is not None and self.upper is not None:
+            # each end is certified on its own side of the truth, so lower > upper means one
+            # of them is wrong: refuse it rather than let a caller pick either
+            lo = to_mpf(self.lower.value) - self.lower.radius
+            hi = to_mpf(self.upper.value) + self.upper.radius
+            if lo > hi:
+                raise PrecisionError(
+                    f"certified ends cross: lower {float(self.lower)!r} ({self.lower.method}) "
+                    f"> upper {float(self.upper)!r} ({self.upper.method}); one of them is "
+                    "wrong, please report it")
+
+    def for_mechanism(self) -> Bracket:
+        """This bracket with its ends stated for the whole mechanism (Scope.MECHANISM).
+
+        Called by the producers of mechanism brackets (`protocols.contract.Mechanism`,
+        the accountant); the ends must then hold for every neighbouring pair (an upper end
+        from a dominating pair, a lower end from one real pair).
+
+        Returns:
+            A copy whose `lower` and `upper` have scope MECHANISM; `pair_lower` and `special`
+            stay PAIR.
+        """
+        def stamp(r: Result | None) -> Result | None:
+            return r if r is None or r.scope is Scope.MECHANISM else r.with_(
+                scope=Scope.MECHANISM)
+
+        lower = stamp(self.lower)
+        # an EXACT bracket keeps one object for both ends
+        upper = lower if self.upper is self.lower else stamp(self.upper)
+        return replace(self, lower=lower, upper=upper)
 
     @classmethod
     def of(cls, result: Result) -> Bracket:
@@ -210,10 +283,10 @@ class Bracket:
             # its kind is the special pair's (an upper end of that one pair's value); as a
             # statement about the mechanism the pair's value is a lower bound: say so
             out[f"{quantity}_special"] = self.special.to_json() | {
-                "scope": "one neighbouring pair (the special pair); its value is a lower "
-                         "bound on the mechanism's"}
+                "note": "one neighbouring pair (the special pair); its value is a lower "
+                        "bound on the mechanism's"}
         if self.pair_lower is not None:
-            out[f"{quantity}_{self.pair_name or 'pair'}_lower"]["scope"] = (
+            out[f"{quantity}_{self.pair_name or 'pair'}_lower"]["note"] = (
                 "the bounding pair's own value (numerical lower end); not a bound on the "
                 "mechanism")
         return out

@@ -52,6 +52,7 @@ def test_pair_values_say_what_they_bound(capsys):
     assert main(["dp", "k-rr", "--n", "500", "--epsilon0", "1", "--k", "4", "--at-delta",
                  "1e-6", "--json"]) == 0
     body = json.loads(capsys.readouterr().out)
-    assert "lower bound on the mechanism" in body["epsilon_special"]["scope"]
-    assert "not a bound on the mechanism" in body["epsilon_blanket_lower"]["scope"]
-    assert "scope" not in body["epsilon"] and body["epsilon"]["kind"] == "upper"
+    assert "lower bound on the mechanism" in body["epsilon_special"]["note"]
+    assert "not a bound on the mechanism" in body["epsilon_blanket_lower"]["note"]
+    assert body["epsilon"]["scope"] == "mechanism" and body["epsilon"]["kind"] == "upper"
+    assert body["epsilon_special"]["scope"] == "pair"

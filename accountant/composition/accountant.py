@@ -60,12 +60,12 @@ from accountant.composition.noise import (
 from accountant.composition.rdp import DEFAULT_ORDERS, ROUNDS, RdpCurve
 from accountant.composition.subsampled import RELATIONS, SubsampledPair
 from accountant.domains import DELTA, EPSILON
-from accountant.errors import AccountantError, ParameterError
+from accountant.errors import AccountantError, ParameterError, PrecisionError
 from accountant.numeric import rounding
 from accountant.pairs import clones
 from accountant.pairs.clones import ClonePair
 from accountant.protocols.contract import DominatingPair, Mechanism
-from accountant.result import Bracket, Direction, Kind, Result
+from accountant.result import Bracket, Direction, Kind, Result, Scope
 from accountant.view import ViewPair
 
 __all__ = ["Accountant", "LedgerEntry", "Report", "dominating_source", "ROUTES",
@@ -418,7 +418,16 @@ class Accountant:
                                                             method == route)
         quantity = "epsilon" if delta is not None else "delta"
         at = float(delta if delta is not None else epsilon)
-        return Report(quantity, at, _bracket(entries, quantity, at), tuple(entries))
+        bracket = _bracket(entries, quantity, at)
+        if not any(e.pair_only for e in self._ledger):
+            # every entry is a mechanism (or a class of them): the routes' bounds hold for
+            # all pairs (the dominating pairs' own lower ends stay PAIR statements)
+            bracket = bracket.for_mechanism()
+            for e in entries:
+                r = e.get("result")
+                if r is not None and r.kind is not Kind.HEURISTIC:
+                    e["result"] = r.with_(scope=Scope.MECHANISM)
+        return Report(quantity, at, bracket, tuple(entries))
 
     def _route_analytic(self, delta: float | None, epsilon: float | None,
                         discretization: float | None, asked: bool) -> list[dict[str, Any]]:
@@ -624,11 +633,23 @@ def _laplace_exact(eps0: float, delta: float | None,
 
 
 def _bracket(entries: list[dict[str, Any]], quantity: str, at: float) -> Bracket:
-    """Smallest certified upper end, largest lower end; HEURISTIC values never count."""
+    """Smallest certified upper end, largest lower end; HEURISTIC values never count.
+
+    Every route's upper end is checked against every route's lower end (and an EXACT
+    value against both): a certified upper below a certified lower means a route is wrong,
+    and choosing the smaller upper would then report an optimistic number; it raises.
+    """
     results = [e["result"] for e in entries if "result" in e]
     uppers = [r for r in results if r.kind in (Kind.EXACT, Kind.UPPER)]
     lowers = [r for r in results if r.kind in (Kind.EXACT, Kind.LOWER)]
     exact = [r for r in results if r.kind is Kind.EXACT]
+    if uppers and lowers:
+        low, up = max(lowers, key=float), min(uppers, key=float)
+        if float(low) > float(up):
+            raise PrecisionError(
+                f"certified routes disagree: the upper end {float(up)!r} ({up.method}) lies "
+                f"below the lower end {float(low)!r} ({low.method}); one route is wrong, "
+                "please report it")
     if exact:
         upper = lower = exact[0]
     else:

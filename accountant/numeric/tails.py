@@ -138,7 +138,9 @@ def binomial_fast_window(m: int, prob: float, tail: float) -> tuple[np.ndarray, 
     mean = m * prob
     sd = math.sqrt(m * prob * (1 - prob))
     # log(2/tail) from logs: 2/tail overflows for tails below ~1e-308
-    z = math.sqrt(2 * (math.log(2.0) - math.log(tail))) + 3.0
+    # a target below the least subnormal (delta * 1e-12 at delta = 5e-324) is taken as that
+    # subnormal: the outside mass is certified below whatever the window is
+    z = math.sqrt(2 * (math.log(2.0) - math.log(max(tail, 5e-324)))) + 3.0
     lo = max(0, int(math.floor(mean - z * sd)) - 1)
     hi = min(m, int(math.ceil(mean + z * sd)) + 1)
     logs = binomial_logpmf(np.arange(lo, hi + 1), m, prob)

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from accountant.domains import ALPHA, DELTA, EPSILON, EPSILON0, N_PAIR, N_USERS
-from accountant.errors import ParameterError
+from accountant.errors import ParameterError, PrecisionError
 from accountant.numeric.logspace import logsumexp
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.numeric.special import (
@@ -638,13 +638,25 @@ def _renyi_excess_terms(pair: ClonePair, cs: np.ndarray,
         q = 2.0 * np.exp(ld) * den
         q_rel = np.expm1(LOG_PMF_ABS_ERROR + LOG_PMF_REL_ERROR * np.abs(ld)) \
             + 8 * UNIT_ROUNDOFF
-        loss = np.log1p((w - w1) * (2.0 * x - m) / (m * den))
+        # l = log(P/Q) = log1p(y), y = (w-w')(2x-m)/(m den); near y = -1 (x near 0 at large
+        # eps0, where w rounds to 1) log1p(y) loses every digit and hit log(0) = -inf, which
+        # later turned the upper end into NaN and then into 0: there the ratio of the two
+        # positive sums is used instead (each a few ulps of itself)
+        y = (w - w1) * (2.0 * x - m) / (m * den)
+        far = y < -0.5
+        num = (w * x + w1 * (m - x)) / m
+        with np.errstate(divide="ignore"):
+            loss = np.where(far, np.log(np.where(far, num, 1.0)) - np.log(den),
+                            np.log1p(np.where(far, 0.0, y)))
+        if not np.all(np.isfinite(loss)):
+            raise PrecisionError(f"clone pair {pair.description}: a privacy loss is not "
+                                 "finite in float")
         xl = a_col * loss[None, :]
         big = np.max(xl, axis=1) > 300.0  # moment far from 1: log-space rows
         xs = np.minimum(xl, 300.0)
         term = q[None, :] * np.expm1(xs)
         err = np.sum(q_rel[None, :] * np.abs(term) + q[None, :] * np.exp(xs) * np.expm1(
-            8 * UNIT_ROUNDOFF * np.abs(xs) + 4 * UNIT_ROUNDOFF) + 4 * UNIT_ROUNDOFF
+            16 * UNIT_ROUNDOFF * np.abs(xs) + 4 * UNIT_ROUNDOFF) + 4 * UNIT_ROUNDOFF
             * np.abs(term), axis=1) * (1 + 1e-6)
         sums = np.array([cascade_sum(row) for row in term])
         err = err + 4 * UNIT_ROUNDOFF * np.abs(sums) + 2 * x.size * UNIT_ROUNDOFF ** 2 \
@@ -660,7 +672,7 @@ def _renyi_excess_terms(pair: ClonePair, cs: np.ndarray,
                 t = np.log(q) + xl[i]
             mx = float(np.max(t))
             log_m = math.log(float(np.sum(np.exp(t - mx)))) + mx
-            e_log = float(np.max(np.log1p(q_rel) + 8 * UNIT_ROUNDOFF * np.abs(xl[i]))) \
+            e_log = float(np.max(np.log1p(q_rel) + 16 * UNIT_ROUNDOFF * np.abs(xl[i]))) \
                 + (x.size + 8) * 2 * UNIT_ROUNDOFF
             log_lo[i, j] = log_m - e_log
             log_up[i, j] = float(np.logaddexp(log_m + e_log, log_res[i]))
@@ -712,10 +724,13 @@ def renyi_curve(pair: ClonePair, *, alphas: list[float], blocks: int = 64,
         if np.isnan(hi_start[i]).any() or np.isnan(lo_end[i]).any():
             # huge moments: combine log M_c over blocks in log space (the C-tail adds at
             # most its mass times e^((alpha-1) eps0))
-            lu = np.where(np.isnan(log_up_pts[i, :-1]), np.log1p(np.where(
-                np.isnan(hi_start[i]), 0.0, hi_start[i])), log_up_pts[i, :-1])
-            ll = np.where(np.isnan(log_lo_pts[i, 1:]), np.log1p(np.maximum(np.where(
-                np.isnan(lo_end[i]), 0.0, lo_end[i]), 0.0)), log_lo_pts[i, 1:])
+            # a block with neither a linear nor a log value is unknown: +inf moment above
+            # (the upper end becomes the trivial eps0), nothing below; never 0 above
+            with np.errstate(invalid="ignore"):
+                lu = np.where(np.isnan(log_up_pts[i, :-1]), np.log1p(np.where(
+                    np.isnan(hi_start[i]), np.inf, hi_start[i])), log_up_pts[i, :-1])
+                ll = np.where(np.isnan(log_lo_pts[i, 1:]), np.log1p(np.maximum(np.where(
+                    np.isnan(lo_end[i]), 0.0, lo_end[i]), 0.0)), log_lo_pts[i, 1:])
             with np.errstate(divide="ignore"):
                 log_mass = np.log(masses)
                 log_mass_lo = np.log(masses * shrink)

@@ -14,7 +14,9 @@ neighbouring pair, unless its method says otherwise; one pair's value is a lower
 from __future__ import annotations
 
 import abc
+import functools
 import math
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -48,6 +50,18 @@ class Mechanism(abc.ABC):
     """
 
     name: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Every family's answers pass one gate: its ends become mechanism statements (the
+        # Bracket refuses crossed ends on construction), and `renyi` takes one order or many.
+        super().__init_subclass__(**kwargs)
+        # (dataclass(slots=True) builds the class twice: wrap each function once)
+        for name in ("epsilon_for_delta", "delta_for_epsilon", "max_divergence", "renyi"):
+            fn = cls.__dict__.get(name)
+            if fn is not None and fn not in _STAMPED:
+                wrapped = (_stamp_orders if name == "renyi" else _stamp_one)(fn)
+                _STAMPED.add(wrapped)
+                setattr(cls, name, wrapped)
 
     @abc.abstractmethod
     def params(self) -> dict[str, Any]:
@@ -132,10 +146,11 @@ class Mechanism(abc.ABC):
         """Renyi divergences at real orders > 1 (math.inf: the max-divergence).
 
         Args:
-            orders: Renyi orders, each in (1, inf].
+            orders: Renyi orders, each in (1, inf]; a single order (a number) is accepted too.
 
         Returns:
-            One Bracket per order, in the order given (the `max_divergence` Bracket at inf).
+            One Bracket per order, in the order given (the `max_divergence` Bracket at inf);
+            for a single number, that one Bracket.
 
         Raises:
             ParameterError: an order outside (1, inf] (implementations validate).
@@ -148,6 +163,25 @@ class Mechanism(abc.ABC):
         Returns:
             A Bracket of Results on the max-divergence (an EXACT Result as both ends when known).
         """
+
+
+_STAMPED: weakref.WeakSet[Callable[..., Any]] = weakref.WeakSet()
+
+
+def _stamp_one(fn: Callable[..., Bracket]) -> Callable[..., Bracket]:
+    @functools.wraps(fn)
+    def stamped(self: Mechanism, *args: Any, **kwargs: Any) -> Bracket:
+        return fn(self, *args, **kwargs).for_mechanism()
+    return stamped
+
+
+def _stamp_orders(fn: Callable[..., list[Bracket]]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def stamped(self: Mechanism, orders: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(orders, Sequence | set) or hasattr(orders, "__array__"):
+            return [b.for_mechanism() for b in fn(self, list(orders), *args, **kwargs)]
+        return fn(self, [orders], *args, **kwargs)[0].for_mechanism()
+    return stamped
 
 
 def brackets_by_order(orders: Sequence[float],

@@ -55,6 +55,14 @@ WORST_CASE_DELTA_FLOOR = 1e-200
 
 
 # ---------------------------------------------------------------- mechanism-level values
+
+def _tail_for(delta: float) -> float:
+    """The special pair's window tail at a target delta: 1e-12 delta, at most DEFAULT_TAIL;
+    never below the least subnormal (delta * 1e-12 underflows to 0 for delta < 5e-312; the
+    outside mass is certified and added whatever the window, so a wider target only costs
+    tightness)."""
+    return max(min(DEFAULT_TAIL, delta * 1e-12), 5e-324)
+
 def special_epsilon_bracket(n: int, epsilon0: float, delta: float) -> tuple[Result, Result]:
     """Certified (lower, upper) epsilon(delta) of the special pair (ones = 0), both orders.
 
@@ -65,15 +73,15 @@ def special_epsilon_bracket(n: int, epsilon0: float, delta: float) -> tuple[Resu
 
     Returns:
         (LOWER, UPPER) Results from `divergence.epsilon_bracket` on the float special pair
-        with window tail min(DEFAULT_TAIL, delta 1e-12); method
+        with window tail `_tail_for(delta)`; method
         "divergence.hockey_stick.epsilon_bracket", no source. The special pair's value is a
         lower bound on the mechanism's.
 
     Raises:
-        ParameterError: an argument is outside its domain (a delta <= 0 is reported as an
-            invalid window tail, which is checked first).
+        ParameterError: an argument is outside its domain.
     """
-    view = view_pair(n=n, epsilon0=epsilon0, ones=0, tail=min(DEFAULT_TAIL, delta * 1e-12))
+    DELTA.check(delta)
+    view = view_pair(n=n, epsilon0=epsilon0, ones=0, tail=_tail_for(delta))
     return epsilon_bracket(view, delta)
 
 
@@ -116,7 +124,7 @@ def _epsilon_for_delta(n: int, epsilon0: float, delta: float,
                        ones: int | None) -> Bracket:
     if ones is not None:
         view = view_pair(n=n, epsilon0=epsilon0, ones=ones,
-                         tail=min(DEFAULT_TAIL, delta * 1e-12))
+                         tail=_tail_for(delta))
         lo, hi = epsilon_bracket(view, delta)
         m = f"{METHOD}.epsilon_for_delta(ones={ones})"
         return Bracket(lower=lo.with_(method=m, source=SOURCE),
@@ -168,7 +176,7 @@ def _worst_case_epsilon(n: int, epsilon0: float, delta: float,
         for ones, _, _ in offenders[:8]:
             done.add(ones)
             view = view_pair(n=n, epsilon0=epsilon0, ones=ones,
-                             tail=min(DEFAULT_TAIL, delta * 1e-12))
+                             tail=_tail_for(delta))
             lo, hi = epsilon_bracket(view, delta)
             if float(hi) > float(best_hi):
                 best_hi, worst = hi, ones

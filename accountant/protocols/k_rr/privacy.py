@@ -93,8 +93,14 @@ def special_loss(a: np.ndarray, b: np.ndarray, *, n: int, epsilon0: float,
                         np.log(np.where(small, 1.0, direct)))
     # the two centred products may cancel: bound by the magnitudes of the summands
     mag = (np.abs(ca) * -math.expm1(-epsilon0) + np.abs(cb) * math.expm1(epsilon0)) / n
-    err = np.where(small, 16 * UNIT_ROUNDOFF * (np.abs(loss) + 2 * mag),
-                   16 * UNIT_ROUNDOFF * (1.0 + np.abs(loss)))
+    # plus the rounding of e/den and 1/den themselves (u relative each): it moves n pi_a and
+    # n pi_b by at most n u pi, i.e. x by at most u (pi_a + pi_b e^eps0) <= 2u, absolutely.
+    # An absolute error dx in x moves log1p(x) by dx/(1+x): for a large ratio (x ~ e^eps0)
+    # the bound without that division was e^eps0 u, and the lower end fell to 0 at eps0=40
+    with np.errstate(invalid="ignore"):
+        err = np.where(small, 16 * UNIT_ROUNDOFF * (np.abs(loss) + 2 * (mag + 1.0)
+                                                    / np.where(small, 1.0 + x, 1.0)),
+                       16 * UNIT_ROUNDOFF * (1.0 + np.abs(loss)))
     return loss, err
 
 
@@ -126,9 +132,14 @@ def special_pair(*, n: int, epsilon0: float, k: int, tail: float = 1e-30) -> Vie
                              "special pair (its 2-D grid grows like n); use blanket_pair")
     e = math.exp(epsilon0)
     den = e + k - 1
-    pa, pb = e / den, 1.0 / den
-    pb_given = pb / (1 - pa) if k > 2 else 1.0
-    a_logs, a_tail, a_lo = binomial_fast_window(n, pa, tail / 2)
+    # a ~ Bin(n, e/den) is taken as n minus Bin(n, (k-1)/den): e/den rounds to within an ulp
+    # of 1 for large eps0, and 1 - e/den (formed inside the log-PMF) then has no correct
+    # digit (at eps0 = 36.3 the special pair's P summed to 1.29); (k-1)/den is accurate
+    c_logs, a_tail, c_lo = binomial_fast_window(n, (k - 1) / den, tail / 2)
+    a_logs = c_logs[::-1].copy()
+    a_lo = n - (c_lo + c_logs.size - 1)
+    # given a report is not x, it is x' with probability 1/(k-1) (exact ratio, not pb/(1-pa))
+    pb_given = 1.0 / (k - 1) if k > 2 else 1.0
     a_vals = np.arange(a_lo, a_lo + a_logs.size)
     if k == 2:
         b_lo_all, b_hi_all = int(n - a_vals[-1]), int(n - a_vals[0])
@@ -221,7 +232,7 @@ def epsilon_for_delta(*, n: int, epsilon0: float, k: int, delta: float) -> Brack
     lower = special = None
     if n <= SPECIAL_PAIR_LIMIT:
         lo, hi = epsilon_bracket(special_pair(n=n, epsilon0=epsilon0, k=k,
-                                              tail=min(1e-30, delta * 1e-12)), delta)
+                                              tail=max(min(1e-30, delta * 1e-12), 5e-324)), delta)
         m = f"{_METHOD}.epsilon_for_delta(special pair: lower bound on the mechanism)"
         lower, special = lo.with_(method=m, source=_SOURCE), hi.with_(method=m, source=_SOURCE)
     return Bracket(lower=lower, upper=up.upper, pair_lower=up.lower, pair_name="blanket",
