@@ -4,6 +4,7 @@ never OverflowError, ZeroDivisionError or ValueError('math domain error')."""
 
 from __future__ import annotations
 
+import math
 import time
 
 import pytest
@@ -70,3 +71,11 @@ def test_balcer_cheu_calibration_of_a_tiny_target_is_a_regime_error(protocol):
     with pytest.raises(RegimeError, match="even p=1/2 gives epsilon="):
         bc_calibrate(protocol=protocol, n=1000, target_epsilon=1e-300, target_delta=1e-6,
                      d=3 if protocol == "hist" else None)
+
+
+def test_gkm_dlap_variance_overflows_to_inf_not_zero_division():
+    assert gkm.dlap_variance(1e-300) == float("inf")
+    assert gkm.dlap_variance(1.0) == pytest.approx(2 * math.exp(-1) / math.expm1(-1) ** 2,
+                                                   rel=1e-15)
+    with pytest.raises(RegimeError, match=r"q=inf"):
+        gkm.theorem6_parameters(n=10, epsilon=1e-300, rho=0.5)

@@ -352,13 +352,17 @@ def dlap_variance(a: float) -> float:
         a: the discrete Laplace parameter, > 0.
 
     Returns:
-        The variance as a float (rounded to nearest).
+        The variance as a float (a few roundings), or inf when it exceeds the float range
+        (a below about 1e-154: the variance is about 2/a^2).
 
     Raises:
         ParameterError: a not > 0.
     """
     EPSILON0.named("a").check(a)
-    return 2.0 * math.exp(-a) / math.expm1(-a) ** 2
+    # (e^(-a/2) / (e^-a - 1))^2: overflows to inf for tiny a, where squaring expm1(-a)
+    # first would underflow to 0 and divide by it
+    r = math.exp(-a / 2) / math.expm1(-a)
+    return 2.0 * r * r
 
 
 def mse_exact(params: GkmParameters, *, ones: int) -> float:
