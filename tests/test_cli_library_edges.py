@@ -79,3 +79,23 @@ def test_gkm_dlap_variance_overflows_to_inf_not_zero_division():
                                                    rel=1e-15)
     with pytest.raises(RegimeError, match=r"q=inf"):
         gkm.theorem6_parameters(n=10, epsilon=1e-300, rho=0.5)
+
+
+def test_gkm_huge_flood_or_ones_are_parameter_errors():
+    p20 = gkm.gkmp20.gkmp20_parameters(n=10, epsilon_prime=0.5, lam=1e300)
+    with pytest.raises(ParameterError, match=r"lam=1e\+300"):
+        gkm.GKMP20Count(p20, ones=1).max_divergence()
+    p = gkm.gkm_parameters(n=10, epsilon=1.0, epsilon_prime=0.5, q=0.1, s=8, lam=60.0)
+    for ones in (float("inf"), float("nan"), 10, -1):
+        with pytest.raises(ParameterError, match="ones="):
+            gkm.GKMCount(p, ones=ones).max_divergence()
+
+
+@pytest.mark.parametrize("target", [1e300, float("inf")])
+def test_calibration_targets_above_700_are_parameter_errors(target):
+    from accountant.protocols.balcer_cheu import calibrate as bc_calibrate
+
+    with pytest.raises(ParameterError, match="target_epsilon"):
+        bc_calibrate(protocol="zsum", n=1000, target_epsilon=target, target_delta=1e-6)
+    with pytest.raises(ParameterError, match="target_epsilon"):
+        calibrate(n=64, B=7, target_epsilon=target, target_delta=1e-6)

@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-from accountant.errors import AccountantError
+from accountant.errors import AccountantError, ParameterError
 from accountant.protocols.randomizer import RandomizerMechanism, blanket
 from accountant.protocols.randomizer.matrix import Randomizer
 
@@ -86,3 +86,17 @@ def test_renyi_beyond_epsilon0_700_uses_the_post_processing_end():
 def test_invalid_matrices_raise_the_library_error(rows):
     with pytest.raises(AccountantError):
         RandomizerMechanism(matrix=rows, n=10)
+
+
+def test_delta_beyond_e700_is_zero_above_epsilon0_and_refused_below():
+    m = RandomizerMechanism(matrix=[[0.55, 0.15, 0.3], [0.15, 0.55, 0.3]], n=50)
+    b = m.delta_for_epsilon(1e300)
+    assert b.upper.value == 0.0 == b.lower.value
+    with pytest.raises(ParameterError, match="epsilon=1e\\+300 is outside"):
+        RandomizerMechanism(matrix=[[1.0, 0.0], [0.5, 0.5]], n=50).delta_for_epsilon(1e300)
+
+
+def test_renyi_at_a_huge_order_is_epsilon0_at_most():
+    m = RandomizerMechanism(matrix=[[0.55, 0.15, 0.3], [0.15, 0.55, 0.3]], n=50)
+    (b,) = m.renyi([1e300])
+    assert float(b.lower) <= float(b.upper) <= m.matrix.epsilon0

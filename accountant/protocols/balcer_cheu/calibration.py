@@ -29,7 +29,7 @@ from accountant.bounds.balcer_cheu_2020 import (
     accuracy_alpha_thm31,
     paper_p,
 )
-from accountant.domains import DELTA, EPSILON, N_USERS, Interval
+from accountant.domains import DELTA, N_USERS, Interval
 from accountant.errors import ParameterError, RegimeError
 from accountant.protocols.balcer_cheu.views import (
     BalcerCheuParameters,
@@ -44,6 +44,9 @@ __all__ = ["Calibration", "calibrate", "error_quantile", "accuracy_summary", "MI
 MIN_GAMMA = 2.0 ** -53
 _BETA = Interval("beta", 0.0, 1.0, closed="neither")
 _PAPER_EPSILON = 1e-150
+# the search squares and exponentiates epsilon-sized numbers
+_TARGET_EPSILON = Interval("target_epsilon", 0.0, 700.0, closed="left",
+                           note="e^epsilon must stay a finite float")
 _TOLERANCE = Interval("tolerance", 0.0, 1.0, closed="neither")
 
 
@@ -114,8 +117,8 @@ def calibrate(*, protocol: str, n: int, target_epsilon: float, target_delta: flo
     if protocol not in ("zsum", "hist"):
         raise ParameterError(f"protocol={protocol!r} is not one of zsum, hist")
     N_USERS.check(n)
-    EPSILON.check(target_epsilon)
-    DELTA.check(target_delta)
+    _TARGET_EPSILON.check(target_epsilon)
+    DELTA.named("target_delta").check(target_delta)
     _TOLERANCE.check(tolerance)
     if protocol == "hist" and d is None:
         raise ParameterError("hist calibration needs d (the domain size)")

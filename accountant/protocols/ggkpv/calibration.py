@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from accountant.domains import DELTA, EPSILON
+from accountant.domains import DELTA, Interval
 from accountant.errors import ParameterError, RegimeError
 from accountant.protocols.ggkpv.views import (
     GGKPVParameters,
@@ -36,6 +36,9 @@ __all__ = ["Calibration", "calibrate", "least_rho", "MAX_MEAN_COUNT", "largest_r
 _RHO_MAX = 1 << 20
 # the evaluation budget of `calibrate`: mean noise count n rho 2^-tau per cell
 MAX_MEAN_COUNT = 1 << 13
+# rho ~ log(1/delta)/epsilon^2: epsilon 0 needs infinite noise; above 700 e^epsilon overflows
+_TARGET_EPSILON = Interval("target_epsilon", 0.0, 700.0, closed="neither",
+                           note="e^epsilon must stay a finite float")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -146,7 +149,7 @@ def calibrate(*, n: int, B: int, target_epsilon: float, target_delta: float,
         RegimeError: no rho up to `largest_rho` (the evaluation budget, module docstring)
             meets the target; the message gives the certified epsilon reached there.
     """
-    EPSILON.named("target_epsilon").check(target_epsilon)
+    _TARGET_EPSILON.check(target_epsilon)
     DELTA.named("target_delta").check(target_delta)
     base = ggkpv_parameters(n=n, B=B, rho=1, tau=tau)
     top = largest_rho(base, target_delta)

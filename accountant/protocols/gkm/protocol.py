@@ -498,9 +498,17 @@ def ones_range(params: GkmParameters, ones: int | None) -> range:
         ones: one count, or None for all of them.
 
     Returns:
-        range(n) for None (0..n-1), else the one-element range of `ones` (not validated).
+        range(n) for None (0..n-1), else the one-element range of `ones`.
+
+    Raises:
+        ParameterError: ones not an integer in 0..n-1.
     """
-    return range(params.n) if ones is None else range(int(ones), int(ones) + 1)
+    if ones is None:
+        return range(params.n)
+    COUNT.named("ones").check(ones)
+    if ones > params.n - 1:
+        raise ParameterError(f"ones={ones} is outside [0, n-1] = [0, {params.n - 1}]")
+    return range(int(ones), int(ones) + 1)
 
 
 def worst_case_max_divergence(params: GkmParameters, *,

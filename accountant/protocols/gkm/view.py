@@ -66,6 +66,7 @@ __all__ = [
     "sum_tail_bound",
     "view_pair",
     "box_size",
+    "MAX_FAR_REGION",
     "pure_epsilon",
     "pure_epsilon_lower",
     "pure_epsilon_rays",
@@ -235,6 +236,10 @@ def sum_tail_bound(c: float, *, r: float, lam: float) -> float:
     return min(1.0, math.exp(best + 1e-12 * (abs(best) + 1)))
 
 
+# the largest far-region threshold B0 computed: the ray scan holds arrays of B0 floats
+MAX_FAR_REGION = 5e7
+
+
 def box_size(*, n: int, epsilon_prime: float, s: int, lam: float,
              tail: float = DEFAULT_TAIL) -> tuple[int, int]:
     """(B0, A): the far-region threshold B0 and the box side A (see module docstring).
@@ -253,10 +258,19 @@ def box_size(*, n: int, epsilon_prime: float, s: int, lam: float,
     Returns:
         (B0, A) as ints; A grows from B0 + n + 1 in steps of max(8, A // 8) until the tail
         bound holds.
+
+    Raises:
+        ParameterError: B0 would exceed MAX_FAR_REGION (every use scans or boxes 0..B0).
     """
     r = math.exp(-epsilon_prime)
     mu = lam / (r * r)
     shift = (s + 1) * n
+    far = shift + mu + 15 * math.sqrt(mu) + 30  # a float: inf when lam / r^2 overflows
+    if not far <= MAX_FAR_REGION:
+        raise ParameterError(f"the GKM views need a far region B0 = (s+1) n + lam "
+                             f"e^(2 epsilon') + 15 sd + 30 = {far:.4g} > {MAX_FAR_REGION:.0e} "
+                             f"points (n={n}, s={s}, lam={lam!r}, epsilon_prime="
+                             f"{epsilon_prime!r}); use smaller lam, s or n")
     b0 = shift + math.ceil(mu + 15 * math.sqrt(mu) + 30)
     a = b0 + n + 1
     while 2 * sum_tail_bound(a - shift, r=r, lam=lam) > tail:

@@ -27,6 +27,11 @@ _METHOD = "protocols.randomizer"
 # The clones pair needs e^epsilon0 as a finite float (the library's local randomizers stop
 # at 700 too); beyond it the post-processing end epsilon0 is the Renyi upper end.
 _CLONES_MAX_EPSILON0 = 700.0
+# e^epsilon of a delta(epsilon) query must be a finite float
+_MAX_EXP_EPSILON = 700.0
+# The clones pair's Renyi moments are asked for orders up to this (the command line's cap);
+# above it the moments e^((alpha - 1) loss) overflow and epsilon0 is the upper end.
+_CLONES_MAX_ORDER = 1e6
 _SPECIAL = Source(citation="special neighbouring pair of the matrix",
                   locator="all other users hold x; the differing user x or x' (the pair "
                           "attaining epsilon0); exact histogram views")
@@ -117,7 +122,29 @@ class RandomizerMechanism(Mechanism):
                                        lambda view: epsilon_bracket(view, delta))
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
+        """delta(epsilon): the blanket bound's upper end and the special pair's ends.
+
+        Args:
+            epsilon: >= 0. Above 700 (e^epsilon overflows), only epsilon >= the matrix's
+                epsilon0 is answered: delta = 0 exactly (every view is epsilon0-DP).
+
+        Returns:
+            The Bracket.
+
+        Raises:
+            ParameterError: epsilon outside [0, inf), or above 700 and below epsilon0.
+        """
         EPSILON.check(epsilon)
+        if epsilon > _MAX_EXP_EPSILON:
+            if epsilon >= self.matrix.epsilon0:
+                return Bracket.of(Result(
+                    quantity="delta", value=0.0, kind=Kind.EXACT, direction=Direction.MAX,
+                    at=float(epsilon),
+                    method=f"{_METHOD}.delta_for_epsilon (epsilon >= epsilon0 of the matrix: "
+                           "pure DP, delta = 0)"))
+            raise ParameterError(f"epsilon={epsilon!r} is outside [0, {_MAX_EXP_EPSILON:g}] "
+                                 f"for a matrix with epsilon0={self.matrix.epsilon0:.6g} "
+                                 "(e^epsilon must stay a finite float)")
         up = blanket.delta_for_epsilon(blanket.blanket_bound(self.matrix, self.n),
                                        epsilon=epsilon)
         return self._with_special_pair(up, "delta_for_epsilon",
@@ -185,9 +212,11 @@ class RandomizerMechanism(Mechanism):
 
     def _clones_renyi(self, alphas: list[float]) -> dict[float, Result]:
         """{alpha: the clones pair's certified Renyi upper end at the matrix's epsilon0};
-        empty when epsilon0 is 0, infinite or above _CLONES_MAX_EPSILON0 (the trivial end
-        epsilon0 is then exact or all there is)."""
+        empty when epsilon0 is 0, infinite or above _CLONES_MAX_EPSILON0, and without the
+        orders above _CLONES_MAX_ORDER (the trivial end epsilon0 is then exact or all there
+        is)."""
         e0 = self.matrix.epsilon0
+        alphas = [a for a in alphas if a <= _CLONES_MAX_ORDER]
         if not alphas or not 0 < e0 <= _CLONES_MAX_EPSILON0:
             return {}
         curve = ldp.renyi_curve(n=self.n, epsilon0=e0, alphas=alphas)
