@@ -413,7 +413,10 @@ def mixture(components: Sequence[tuple[Any, PMF]]) -> PMF:
         The mixture on the bounding box of the components' grids: tail = sum_i w_i tail_i;
         for "float", log_error is the largest component bound plus 4 u per component;
         exact_on_grid only if every component is exact on its grid and the grids coincide
-        (or no component has outside mass).
+        (or no component has outside mass); for "mp", computed at the inputs' precision,
+        value_error the components' largest plus the weights' (an mpf weight counts as
+        rounded once at max(53, its mantissa) bits) plus the roundings, and the tail raised
+        to cover the weights' error.
 
     Raises:
         ParameterError: no component, mixed backends or dimensions, a negative or NaN weight,
@@ -492,7 +495,9 @@ def convolve(a: PMF, b: PMF) -> PMF:
     Returns:
         The PMF of X + Y with offset a.offset + b.offset and tail a.tail + b.tail (plus, for
         "float", the mass of entries more than 700 below either peak and a bound on outputs
-        that underflowed); log_error adds the inputs' bounds and 2 (min(len) + 2) u.
+        that underflowed); log_error adds the inputs' bounds and 2 (min(len) + 2) u; for
+        "mp", computed at the inputs' precision with value_error the inputs' combined plus
+        min(len) + 1 roundings.
 
     Raises:
         ParameterError: the backends or dimensions differ, or the PMFs are not 1-D.
@@ -552,7 +557,8 @@ def product(a: PMF, b: PMF) -> PMF:
     Returns:
         The PMF on the product grid, offset a.offset + b.offset, tail a.tail + b.tail (a
         union bound on the mass outside the product box); for "float", log_error is the sum
-        of the two broadcast bounds plus 2 u.
+        of the two broadcast bounds plus 2 u; for "mp", computed at the inputs' precision,
+        value_error the inputs' combined plus one rounding.
 
     Raises:
         ParameterError: the backends differ.

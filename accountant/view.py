@@ -142,8 +142,10 @@ class ViewPair:
         Returns:
             A ViewPair on the flattened box, with tail_p = P.tail + P's mass outside the box
             (rounded up) and likewise for Q, grid_exact = P.exact_on_grid and Q.exact_on_grid;
-            for "float", points where both log-probabilities are -inf are dropped and log_error
-            is the larger of the two laws' bounds per point.
+            for "mp", value_error the larger of the two laws' `relative_error()` (and the
+            outside mass raised to cover it); for "float", points where both
+            log-probabilities are -inf are dropped and log_error is the larger of the two
+            laws' bounds per point.
 
         Raises:
             ParameterError: different backends or dimensions, or disjoint grids.
@@ -232,7 +234,8 @@ class ViewPair:
             A ViewPair on the product of the two grids (this pair's index major), tails added,
             residual_loss_bound max(B1 + sup|L2|, sup|L1| + B2) (inf when a grid loss is
             infinite), grid_exact only if both are; for "float", log-values and losses added
-            with error bounds summed plus 2 u (a +inf + -inf loss becomes -inf).
+            with error bounds summed plus 2 u (a +inf + -inf loss becomes -inf); for "mp",
+            products at the inputs' precision, value_error combined plus one rounding.
 
         Raises:
             ParameterError: the backends differ.
@@ -307,7 +310,8 @@ class ViewPair:
             A ViewPair with one point per distinct id (sorted; coords = (ids,)), tails and
             residual_loss_bound unchanged. For "float", the probabilities are summed in log
             space, log_error becomes the largest bound plus 4 u (1 + log2 size), and the loss is
-            recomputed from p - q (a closed-form loss is not carried over).
+            recomputed from p - q (a closed-form loss is not carried over); for "mp", sums at
+            the values' precision, value_error raised by one rounding per merged value.
 
         Raises:
             ParameterError: `groups` does not have one id per grid point.
