@@ -152,22 +152,33 @@ class Interval:
 def _fmt(x: Any) -> str:
     if isinstance(x, Fraction):
         return str(x)
-    if isinstance(x, float | int) and math.isinf(x):
+    if isinstance(x, int):
+        digits = str(abs(x))  # 10**400 has no float: format the integer itself
+        return str(x) if len(digits) <= 20 else (
+            f"{'-' if x < 0 else ''}{digits[0]}.{digits[1:4]}e+{len(digits) - 1}")
+    if isinstance(x, float) and math.isinf(x):
         return "inf" if x > 0 else "-inf"
     if isinstance(x, float) and x.is_integer() and abs(x) < 1e15:
-        return str(int(x))  # endpoints read "[0, 1]", not "[0.0, 1.0]"
+        # endpoints read "[0, 1]", not "[0.0, 1.0]", and "1e10", not "10000000000"
+        return str(int(x)) if abs(x) < 1e6 else f"{x:g}".replace("+", "")
     return repr(float(x)) if isinstance(x, float) else str(x)
 
 
 EPSILON = Interval("epsilon", 0.0, math.inf, closed="left")
-EPSILON0 = Interval("epsilon0", 0.0, math.inf, closed="neither")
+# The declared maxima are where the float error model is stated and tested: e^epsilon0
+# must be a finite float (exp overflows past 709.78; 700 leaves room for the products formed
+# with it), and user counts stay far below 2^53 so that every count is an exact float.
+EPSILON0 = Interval("epsilon0", 0.0, 700.0, closed="neither",
+                    note="e^epsilon0 must stay a finite float")
 DELTA = Interval("delta", 0.0, 1.0, closed="neither")
 PROBABILITY = Interval("p", 0.0, 1.0, closed="both")
-N_USERS = Interval("n", 1, math.inf, closed="left", integer=True)
+N_USERS = Interval("n", 1, 1e10, closed="both", integer=True,
+                  note="the float error model is tested up to n = 1e10")
 COUNT = Interval("k", 0, math.inf, closed="left", integer=True)
 # users of a shuffled protocol with a neighbouring pair (the differing user and >= 1 other)
-N_PAIR = Interval("n", 2, math.inf, closed="left", integer=True,
-                  note="a neighbouring pair needs at least 2 users")
+N_PAIR = Interval("n", 2, 1e10, closed="both", integer=True,
+                 note="a neighbouring pair needs at least 2 users; the float error model is "
+                      "tested up to n = 1e10")
 # Renyi orders: real alpha > 1; alpha = inf is the max-divergence.
 ALPHA = Interval("alpha", 1.0, math.inf, closed="right")
 POSITIVE = Interval("value", 0.0, math.inf, closed="neither")

@@ -80,9 +80,9 @@ def noise_gamma(*, epsilon: float, delta: float, n: int) -> float:
     """
     _check_privacy(epsilon, delta)
     N_USERS.check(n)
-    g = rounding.up(50.0 * math.log(2.0 / delta) / (epsilon * epsilon * n))
+    g = rounding.up(50.0 * (math.log(2.0) - math.log(delta)) / (epsilon * epsilon * n))
     if g > 0.5:
-        need = 100.0 * math.log(2.0 / delta) / epsilon ** 2
+        need = 100.0 * (math.log(2.0) - math.log(delta)) / epsilon ** 2
         raise RegimeError(
             f"{_NAME}.paper_p needs n >= 100*ln(2/delta)/epsilon^2 (Balcer-Cheu 2020, "
             f"Theorem 3.1; equivalently p >= 1/2); got n={n}, epsilon={epsilon!r}, "
@@ -143,7 +143,7 @@ def accuracy_alpha_thm31(*, epsilon: float, delta: float, n: int, beta: float) -
     if math.log(beta) < 25 * math.log(delta):
         raise RegimeError(f"{_NAME}.accuracy_alpha_thm31 needs beta >= delta^25 (Balcer-Cheu "
                           f"2020, Theorem 3.1(ii)); got beta={beta!r}, delta={delta!r}")
-    ld, lb = math.log(2.0 / delta), math.log(2.0 / beta)
+    ld, lb = (math.log(2.0) - math.log(delta)), (math.log(2.0) - math.log(beta))
     alpha = 50.0 * ld / (epsilon ** 2 * n) + math.sqrt(200.0 * ld * lb) / (epsilon * n)
     return _accuracy(alpha, "accuracy_alpha_thm31", "Theorem 3.1(ii)", beta)
 
@@ -175,7 +175,7 @@ def accuracy_alpha_for_p(*, p: float, n: int, beta: float) -> Result:
         raise RegimeError(f"{_NAME}.accuracy_alpha_for_p needs beta >= 2 exp(-n p (1-p)) "
                           f"(Balcer-Cheu 2020, proof of Theorem 3.1(ii)); got beta={beta!r}, "
                           f"n={n}, p={p!r} (bound {2.0 * math.exp(-n * p * g):.3g})")
-    alpha = g + 2.0 * math.sqrt(p * g * math.log(2.0 / beta) / n)
+    alpha = g + 2.0 * math.sqrt(p * g * (math.log(2.0) - math.log(beta)) / n)
     return _accuracy(alpha, "accuracy_alpha_for_p", "Theorem 3.1(ii), proof", beta)
 
 

@@ -241,7 +241,7 @@ def chernoff_window(f: Callable[[float], float], mean: float, lo_limit: float,
         (lo, hi, certified mass outside [lo, hi]): the bound is the certificate at the
         edges (`certified_exp`), not the target.
     """
-    target = math.log(2.0 / tail)
+    target = math.log(2.0) - math.log(tail)  # 2/tail overflows for subnormal tails
     if f(lo_limit) <= target:
         lo, below = int(lo_limit), 0.0
     else:

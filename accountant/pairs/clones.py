@@ -288,8 +288,13 @@ def _terms(pair: ClonePair, cs: np.ndarray, gamma: float,
     first = a_coef * np.exp(log_b_prev)
     rel = PMF_RELATIVE_ERROR + rel_sum + (terms + 4) * 2 * UNIT_ROUNDOFF
     second = b_coef * partial
+    # below the normal range relative errors fail: exp(log B) may flush to 0 (B < 2^-1074)
+    # and each subnormal operation errs by up to 2^-1075 absolutely; the coefficients carry
+    # that into the terms (a flat 1e-300 here put a floor under delta, and epsilon(delta)
+    # fell back to eps0 for every delta below ~1e-300)
+    underflow = 2.0 ** -1074 * (abs(a_coef) + b_coef * (terms + 2) + 4 * terms + 16)
     err = (rel * (np.abs(first) + second) * 1.01
-           + a_err * np.exp(log_b_prev) * (1 + PMF_RELATIVE_ERROR) + 1e-300)
+           + a_err * np.exp(log_b_prev) * (1 + PMF_RELATIVE_ERROR) + underflow)
     upper = first - second + err
     lower = first - second - b_coef * remainder - err
     slope = -(w1 * np.exp(log_b_prev) + (w + w1) * partial)
@@ -488,13 +493,13 @@ def epsilon_for_delta(pair: ClonePair, *, delta: float, blocks: int = 160,
     Returns:
         Bracket of LOWER and UPPER Results on "epsilon", direction MAX, at=delta,
         error_budget = upper - lower; (0, 0) when the certified delta at epsilon = 0 is
-        already <= delta. The window's C-tail is min(delta 1e-9, 1e-30), at least 1e-300.
+        already <= delta. The window's C-tail is min(delta 1e-9, 1e-30), at least 5e-324.
 
     Raises:
         ParameterError: delta outside (0, 1).
     """
     DELTA.check(delta)
-    tail = max(min(delta * 1e-9, 1e-30), 1e-300)
+    tail = max(min(delta * 1e-9, 1e-30), 5e-324)  # subnormal: see _c_blocks
     layout = _c_blocks(pair, tail, blocks)
     cache: dict[float, tuple[float, float, float]] = {}
     lower_cache: dict[float, float] = {}

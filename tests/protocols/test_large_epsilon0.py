@@ -127,3 +127,24 @@ def test_mechanism_answers_are_mechanism_scoped_and_take_a_scalar_order():
               m.max_divergence()):
         assert b.upper.scope is Scope.MECHANISM
         assert b.special is None or b.special.scope is Scope.PAIR
+
+
+def test_subnormal_delta_window_stays_in_the_bulk():
+    """A window tail of 1e-312 made 2/tail overflow and the window cover all 73,355,002
+    counts (55 s for one epsilon): the certified window is a few thousand points."""
+    from accountant.protocols.binary_rr.view import view_pair
+
+    v = view_pair(n=73355001, epsilon0=8.2, ones=0, tail=1e-312)
+    assert v.size < 20_000 and v.tail_q <= 1e-312
+
+
+def test_clones_epsilon_below_delta_1e300_is_not_trivial_and_is_monotone():
+    """A flat 1e-300 allowance per term put a floor under the clones pair's delta, and every
+    delta below it gave the trivial eps0. Now: below eps0, above binary RR's special-pair
+    lower end (a member of the class), and nonincreasing in delta."""
+    eps = []
+    for delta in (1e-250, 1e-300, 1e-310):
+        b = LDP(n=10**6, epsilon0=1.0).epsilon_for_delta(delta)
+        assert float(b.lower) <= float(b.upper) < 1.0
+        eps.append(float(b.upper))
+    assert eps == sorted(eps)

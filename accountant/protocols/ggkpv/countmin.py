@@ -229,7 +229,7 @@ def row_pair(N: int, w: int, *, tail: float | None = 1e-30) -> ViewPair:
         j_lo, j_hi, cut_u = np.zeros_like(s), s.copy(), 0.0
     else:
         # Hoeffding: P(|Bin(s, 1/2) - s/2| >= t) <= 2 exp(-2 t^2 / s) = tail at t below
-        t = np.sqrt(s * (math.log(2.0 / tail) / 2.0)) * (1 + 1e-9) + 1.0
+        t = np.sqrt(s * ((math.log(2.0) - math.log(tail)) / 2.0)) * (1 + 1e-9) + 1.0
         j_lo = np.maximum(0, np.floor(s / 2.0 - t)).astype(np.int64)
         j_hi = np.minimum(s, np.ceil(s / 2.0 + t)).astype(np.int64)
         cut_u = tail
