@@ -275,11 +275,12 @@ def test_mp_views_built_at_the_default_precision_are_not_exact_unless_proven():
 
 
 @pytest.mark.parametrize(("n", "epsilon0", "delta"), [
-    (6, 22.6, 1e-30), (8, 24.3596419873612, 1e-60), (12, 19.6, 1e-200), (5, 40.0, 1e-30)])
+    (3, 20.0, 0.1), (8, 23.0, 1e-6), (6, 22.6, 1e-30), (8, 24.3596419873612, 1e-60),
+    (9, 19.6, 1e-200), (5, 40.0, 1e-30)])
 def test_binary_rr_mp_view_at_large_epsilon0(n, epsilon0, delta):
-    """The mixture weight 1 - p was rounded at 53 bits while p kept 60 digits: the view's
-    stated error must cover it (the result was 22.6367164334643 exact, truth
-    22.63671663484908, for such a pair)."""
+    """The mixture weight 1 - p is rounded at 53 bits while p keeps 60 digits: the view's
+    stated error must cover it (n=3, eps0=20, delta=0.1 was 19.89463948365512249 EXACT,
+    1.1e-17 above the truth, with no radius)."""
     from accountant.protocols.binary_rr.view import view_pair
 
     v = view_pair(n=n, epsilon0=epsilon0, ones=0, backend="mp")
