@@ -415,8 +415,8 @@ def mixture(components: Sequence[tuple[Any, PMF]]) -> PMF:
         exact_on_grid only if every component is exact on its grid and the grids coincide
         (or no component has outside mass); for "mp", computed at the inputs' precision,
         value_error the components' largest plus the weights' (an mpf weight counts as
-        rounded once at max(53, its mantissa) bits) plus the roundings, and the tail raised
-        to cover the weights' error.
+        made by 64 roundings at max(53, its mantissa) bits) plus the roundings, and the tail
+        raised to cover the weights' error.
 
     Raises:
         ParameterError: no component, mixed backends or dimensions, a negative or NaN weight,
@@ -460,9 +460,10 @@ def mixture(components: Sequence[tuple[Any, PMF]]) -> PMF:
         tail = sum((w * p.tail for w, p in components), _zero(backend))
         return PMF(backend, lo, out, tail, 0.0, exact)
     # mp: at the inputs' precision (not mpmath's global one); an mpf weight counts as
-    # rounded once at the precision its mantissa shows (1 - p at 53 bits is 2^-53 off)
+    # made by at most 64 roundings at the precision its mantissa shows (1 - p rounded at
+    # 53 bits, p = 1/(e^eps0 + 1) at 60 digits with exp's amplification by eps0)
     prec = max(_working_precision(*pmfs), value_precision(weights))
-    w_err = max(compose_errors(roundings=1, precision=value_precision([w]))
+    w_err = max(compose_errors(roundings=64, precision=value_precision([w]))
                 if isinstance(w, mpmath.mpf) else 0.0 for w in weights)
     rho = compose_errors(max(p.relative_error() for p in pmfs), w_err,
                          roundings=len(components) + 1, precision=prec)
