@@ -422,6 +422,9 @@ def _child(argv: list[str], out_fd: int, err_fd: int) -> None:
     """In a forked child: run the CLI on `argv` as the console script would."""
     os.dup2(out_fd, 1)
     os.dup2(err_fd, 2)
+    # fresh streams on the new descriptors: the parent's may be a capture object (pytest)
+    sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
     import traceback
     import warnings
 
