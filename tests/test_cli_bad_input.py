@@ -6,7 +6,7 @@ the valid set). The parser is enumerated, so a flag added later is covered too.
 Values that some flags accept (0, 1e-300, inf) must give either exit status 0 with sane
 output (no NaN, no Python warning) or status 2 with one line, in bounded time; values no
 flag accepts (-inf, a list, a non-integer count) must give status 2. The extreme values run
-on the cheap leaves (pure, bound, compose, dp ldp) by default and on every leaf under
+on the cheap leaves (pure, bound, dp ldp) by default and on every leaf under
 `-m slow`; `python -m verify.bad_input_sweep` runs the same and more in subprocesses with
 a timeout, and counts the outcomes.
 """
@@ -137,7 +137,7 @@ def _is_integer(action: argparse.Action) -> bool:
     return False
 
 
-CHEAP = {"pure", "bound", "compose"}
+CHEAP = {"pure", "bound"}
 # cases whose cause lies outside the command line's files (reported to their owners)
 _KNOWN_EXTREME = {
     "dp ldp --epsilon0='1e-300'": "pairs/clones.py: RuntimeWarning (invalid divide) at tiny "
