@@ -193,6 +193,9 @@ CONTRADICTORY: list[str] = [
     "dp bc-hist --n 10000 --p 0.9 --d 3 --backend mp --at-delta 1e-6",
     "dp gkm-count --n 10 --epsilon 1 --rho 0.5 --backend mp --at-delta 1e-6",
     "dp ldp --n 100 --epsilon0 1",
+    "dp ldp --n 100 --epsilon0 1 --backend mp --at-delta 1e-6",
+    "dp randomizer --matrix {good} --n 100 --backend mp --at-epsilon 1",
+    "dp ggkpv-countmin --n 100 --B 7 --w 4 --d 2 --rho 2 --backend mp --at-delta 1e-6",
     "calibrate ggkpv-hadamard --n 100 --B 7 --rho 2 --target-epsilon 1 --target-delta 1e-6",
     "calibrate ggkpv-countmin --n 100 --B 7 --w 4 --d 2 --rho 2 --target-epsilon 1 "
     "--target-delta 1e-6",

@@ -7,13 +7,31 @@ from collections.abc import Callable
 from typing import Any
 
 from accountant.domains import ALPHA
+from accountant.errors import ParameterError
 from accountant.protocols.contract import Mechanism
 
 __all__ = ["dp_body", "rdp_body", "pure_body", "contract_handlers"]
 
 
 def dp_body(mechanism: Mechanism, args: argparse.Namespace) -> dict[str, Any]:
-    """`dp`: epsilon at --at-delta or delta at --at-epsilon, with the bracket's keys."""
+    """`dp`: epsilon at --at-delta or delta at --at-epsilon, with the bracket's keys.
+
+    Args:
+        mechanism: the protocol's contract object.
+        args: parsed flags (--at-delta or --at-epsilon, --backend).
+
+    Returns:
+        The JSON body: params, the bracket's keys, the exact coordinate.
+
+    Raises:
+        ParameterError: --backend other than float (the contract answers in float64
+            log-space with a certified error model; only bc-zsum has an mp route).
+    """
+    backend = getattr(args, "backend", "float")
+    if backend != "float":
+        raise ParameterError(f"backend={backend!r} is not available for "
+                             f"{getattr(mechanism, 'name', type(mechanism).__name__)}; valid: "
+                             "float (certified float64 log-space)")
     params = mechanism.params()
     if args.at_delta is not None:
         bracket = mechanism.epsilon_for_delta(args.at_delta)
