@@ -31,7 +31,8 @@ __all__ = ["SPEC", "parameters_from_args"]
 
 _DOMAIN = Interval("B", 2, 2**20, closed="both", integer=True)
 _RHO = Interval("rho", 1, 1e6, closed="both", integer=True)
-_TAU = Interval("tau", 1, 60, closed="both", integer=True)
+_TAU = Interval("tau", 1, 52, closed="both", integer=True,
+                note="the domain of protocols.ggkpv.ggkpv_parameters")
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
