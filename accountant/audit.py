@@ -18,7 +18,6 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from accountant.numeric.mp import to_mpf
 from accountant.result import Kind, Result, Source
 
 __all__ = ["AuditRecord", "audit_claim", "VERDICTS"]
@@ -110,9 +109,9 @@ def audit_claim(*, claim: str, source: Source, quantity: str, claimed: float,
         computed_lower = computed_lower or computed_upper
     if computed_lower is not None and computed_lower.kind is Kind.EXACT:
         computed_upper = computed_upper or computed_lower
-    if computed_upper is not None and to_mpf(computed_upper.value) <= claimed:
+    if computed_upper is not None and computed_upper.upper_end() <= claimed:
         verdict = "holds"
-    elif computed_lower is not None and to_mpf(computed_lower.value) > claimed:
+    elif computed_lower is not None and computed_lower.lower_end() > claimed:
         verdict = "violated"
     else:
         verdict = "loose"

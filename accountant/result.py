@@ -120,6 +120,12 @@ class Result:
                              f"({self.method})")
         if not self.radius >= 0:
             raise ValueError(f"radius={self.radius!r} must be >= 0")
+        if self.radius and self.kind in (Kind.UPPER, Kind.LOWER) and self.is_finite:
+            # a one-sided bound is a number, not a ball: take the ball's safe end, so that
+            # no consumer can read the midpoint of a ball as the bound
+            end = self.upper_end() if self.kind is Kind.UPPER else self.lower_end()
+            object.__setattr__(self, "value", end)
+            object.__setattr__(self, "radius", 0.0)
         if not isinstance(self.direction, Direction):
             object.__setattr__(self, "direction", Direction(self.direction))
         if self.kind is Kind.EXACT and self.error_budget:
@@ -128,6 +134,38 @@ class Result:
     def __float__(self) -> float:
         """Round to float in the safe direction: UPPER up, LOWER down, EXACT to nearest."""
         return rounding.to_float(self.value, toward=self.kind.value)
+
+    def upper_end(self) -> float:
+        """A float at least the true value: the Result rounded up, its radius added.
+
+        Returns:
+            For EXACT and UPPER Results, value + radius rounded up to a float.
+
+        Raises:
+            ValueError: the Result is LOWER or HEURISTIC (it bounds nothing from above).
+        """
+        if self.kind not in (Kind.EXACT, Kind.UPPER):
+            raise ValueError(f"a {self.kind.value} Result has no upper end ({self.method})")
+        return self._end(+1)
+
+    def lower_end(self) -> float:
+        """A float at most the true value: the Result rounded down, its radius subtracted.
+
+        Returns:
+            For EXACT and LOWER Results, value - radius rounded down to a float.
+
+        Raises:
+            ValueError: the Result is UPPER or HEURISTIC (it bounds nothing from below).
+        """
+        if self.kind not in (Kind.EXACT, Kind.LOWER):
+            raise ValueError(f"a {self.kind.value} Result has no lower end ({self.method})")
+        return self._end(-1)
+
+    def _end(self, sign: int) -> float:
+        if not self.radius or not self.is_finite:
+            return rounding.up(self.value) if sign > 0 else rounding.down(self.value)
+        end = _exact_rational(self.value) + sign * Fraction(self.radius)
+        return rounding.up(end) if sign > 0 else rounding.down(end)
 
     @property
     def is_finite(self) -> bool:
@@ -290,6 +328,16 @@ class Bracket:
                 "the bounding pair's own value (numerical lower end); not a bound on the "
                 "mechanism")
         return out
+
+
+def _exact_rational(x: Value) -> Fraction:
+    """The exact rational value of a finite float, Fraction, int or mpf (no rounding)."""
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, mpmath.mpf):
+        man, exp = x.man_exp  # an mpf is man 2^exp exactly
+        return Fraction(int(man)) * (Fraction(2) ** int(exp))
+    return Fraction(x)
 
 
 def _json_number(x: float) -> float | str:

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import mpmath
@@ -459,10 +459,7 @@ class Accountant:
         lower_width = discretization
         if all(u is not None for u in uppers):
             try:
-                out = pld.compose_views([(u, e.count) for u, e in zip(uppers, self._ledger,
-                                                                      strict=True)],
-                                        delta=delta, epsilon=epsilon,
-                                        discretization=discretization)
+                out = self._compose_aligned(uppers, delta, epsilon, discretization)
             except (AccountantError, MemoryError) as exc:
                 entries.append({"method": "pld", "skipped": str(exc)})
             else:
@@ -492,9 +489,7 @@ class Accountant:
                 if e.upper_source is None)})
         if not same and all(low is not None for low in lowers):
             try:
-                out = pld.compose_views([(low, e.count) for low, e in zip(
-                    lowers, self._ledger, strict=True)], delta=delta, epsilon=epsilon,
-                    discretization=lower_width)
+                out = self._compose_aligned(lowers, delta, epsilon, lower_width)
             except (AccountantError, MemoryError):
                 out = None
             if out is not None and out.lower is not None:
@@ -505,6 +500,43 @@ class Accountant:
                                            f"pair (a lower bound on the mechanism): "
                                            f"{out.lower.method}")})
         return entries
+
+    def _compose_aligned(self, sources: list[Any], delta: float | None,
+                         epsilon: float | None, discretization: float | None) -> Any:
+        """`pld.compose_views` of the ledger, maximised over the alignments of its
+        single-pair events.
+
+        A ViewPair event is one neighbouring pair's view, and nothing says which of its two
+        laws goes with which side of the other events' pairs: (p, q) and (q, p) are both
+        possible. Both orders of the whole composition are always taken, so a lone such
+        event beside symmetric pairs needs nothing more; beside an asymmetric pair (an
+        add/remove round, another view) each event is also composed swapped, and the
+        largest value of every alignment is the answer (up to 2^3 alignments; more events
+        than that are refused rather than assumed aligned).
+        """
+        flip = [i for i, e in enumerate(self._ledger) if e.pair_only]
+        symmetric = all(isinstance(src, ClonePair) or (
+            isinstance(src, SubsampledPair) and src.relation == "substitute")
+            for src, e in zip(sources, self._ledger, strict=True) if not e.pair_only)
+        if len(flip) <= 1 and symmetric:
+            flip = []
+        else:
+            flip = flip[1:] if symmetric else flip  # one global swap is the other order
+        if len(flip) > 3:
+            raise AccountantError(f"{len(flip)} single-pair events of unknown alignment: "
+                                  "at most 3 are composed (2^3 alignments)")
+        outs = []
+        for mask in range(2 ** len(flip)):
+            swapped = {i for j, i in enumerate(flip) if mask >> j & 1}
+            outs.append(pld.compose_views(
+                [(src.swapped() if i in swapped else src, e.count)
+                 for i, (src, e) in enumerate(zip(sources, self._ledger, strict=True))],
+                delta=delta, epsilon=epsilon, discretization=discretization))
+        top = max(outs, key=lambda o: float(o.upper))
+        lows = [o.lower for o in outs if o.lower is not None]
+        # each alignment's lower end is below its own value, so below the largest value
+        return top if len(outs) == 1 else replace(
+            top, lower=max(lows, key=float) if lows else None)
 
     def rdp_curve(self) -> RdpCurve | None:
         """The composed RDP curve of the ledger (each curve times its count, summed).
@@ -639,7 +671,10 @@ def _bracket(entries: list[dict[str, Any]], quantity: str, at: float) -> Bracket
     value against both): a certified upper below a certified lower means a route is wrong,
     and choosing the smaller upper would then report an optimistic number; it raises.
     """
-    results = [e["result"] for e in entries if "result" in e]
+    # an EXACT ball is two bounds, value -+ radius: split it so no end reads its midpoint
+    results = [r for e in entries if "result" in e
+               for r in ((e["result"],) if not e["result"].radius else (
+                   e["result"].with_(kind=Kind.LOWER), e["result"].with_(kind=Kind.UPPER)))]
     uppers = [r for r in results if r.kind in (Kind.EXACT, Kind.UPPER)]
     lowers = [r for r in results if r.kind in (Kind.EXACT, Kind.LOWER)]
     exact = [r for r in results if r.kind is Kind.EXACT]

@@ -110,7 +110,7 @@ class RdpCurve:
         kind = Kind.EXACT if all(r.kind is Kind.EXACT for r in ordered) else Kind.UPPER
         directions = {r.direction for r in ordered}
         return cls(orders=tuple(float(r.order) for r in ordered),
-                   values=tuple(max(0.0, rounding.up(r.value)) for r in ordered), kind=kind,
+                   values=tuple(max(0.0, r.upper_end()) for r in ordered), kind=kind,
                    direction=directions.pop() if len(directions) == 1 else Direction.MAX,
                    method=method or ordered[0].method.split(" [")[0],
                    source=ordered[0].source)
@@ -142,7 +142,7 @@ class RdpCurve:
             if isinstance(r, Result):
                 if r.kind is Kind.LOWER:
                     raise ParameterError(f"{r.method} is a lower bound at alpha={a}")
-                values.append(max(0.0, rounding.up(r.value)))
+                values.append(max(0.0, r.upper_end()))  # radius included
                 kinds.append(r.kind)
             else:
                 values.append(max(0.0, float(r)))
