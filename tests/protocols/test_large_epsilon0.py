@@ -148,3 +148,31 @@ def test_clones_epsilon_below_delta_1e300_is_not_trivial_and_is_monotone():
         assert float(b.lower) <= float(b.upper) < 1.0
         eps.append(float(b.upper))
     assert eps == sorted(eps)
+
+
+@pytest.mark.parametrize("n, epsilon0, k, epsilon, truth", [
+    # verify.oracle, every neighbouring pair of k-RR at n = 2 (unused symbols lumped), 80 digits
+    (2, 1.0, 10**6, 0.0, "1.71827715769575293881428946540333610942259762066183409487e-6"),
+    (2, 0.5, 300000, 0.0, "2.16239235170218104414865682913978648723263747530154028397e-6"),
+    (2, 1.0, 10**6, 0.9, "7.0315924019781470041e-13")])
+def test_k_rr_special_pair_at_large_k(n, epsilon0, k, epsilon, truth):
+    """The reflection that fixed large epsilon0 broke large k: 1 - (k-1)/den lost 11 digits
+    and the lower end of delta rose 1.5e-12 relative above the truth (the ends crossed at
+    k = 300000). The binomial now gets whichever probability is below 1/2."""
+    import mpmath
+
+    b = KRR(n=n, epsilon0=epsilon0, k=k).delta_for_epsilon(epsilon)
+    assert b.lower.value <= mpmath.mpf(truth) <= b.upper.value
+
+
+def test_matrix_entry_below_the_float_range_is_refused():
+    """An exact entry 1e-330 was read as 0 by the float engines: epsilon(1e-6) came out inf
+    where the truth is 759.16 (found by the property suite)."""
+    from fractions import Fraction
+
+    from accountant.errors import ParameterError
+
+    tiny = Fraction(1, 10**330)
+    with pytest.raises(ParameterError, match=r"matrix\[0\]\[0\]=~1e-330"):
+        Randomizer.from_rows([[tiny, 1 - tiny], [Fraction(1, 2), Fraction(1, 2)]])
+    Randomizer.from_rows([[Fraction(0), Fraction(1)], [Fraction(1, 2), Fraction(1, 2)]])

@@ -132,12 +132,16 @@ def special_pair(*, n: int, epsilon0: float, k: int, tail: float = 1e-30) -> Vie
                              "special pair (its 2-D grid grows like n); use blanket_pair")
     e = math.exp(epsilon0)
     den = e + k - 1
-    # a ~ Bin(n, e/den) is taken as n minus Bin(n, (k-1)/den): e/den rounds to within an ulp
-    # of 1 for large eps0, and 1 - e/den (formed inside the log-PMF) then has no correct
-    # digit (at eps0 = 36.3 the special pair's P summed to 1.29); (k-1)/den is accurate
-    c_logs, a_tail, c_lo = binomial_fast_window(n, (k - 1) / den, tail / 2)
-    a_logs = c_logs[::-1].copy()
-    a_lo = n - (c_lo + c_logs.size - 1)
+    # a ~ Bin(n, e/den); the log-PMF forms 1 - prob inside, so it is given whichever of
+    # e/den and (k-1)/den is below 1/2 (each accurate to an ulp): for large eps0, 1 - e/den
+    # has no correct digit (the special pair's P summed to 1.29 at eps0 = 36.3); for large
+    # k, 1 - (k-1)/den loses 11 (its lower end of delta rose above the truth)
+    if e <= k - 1:
+        a_logs, a_tail, a_lo = binomial_fast_window(n, e / den, tail / 2)
+    else:
+        c_logs, a_tail, c_lo = binomial_fast_window(n, (k - 1) / den, tail / 2)
+        a_logs = c_logs[::-1].copy()
+        a_lo = n - (c_lo + c_logs.size - 1)
     # given a report is not x, it is x' with probability 1/(k-1) (exact ratio, not pb/(1-pa))
     pb_given = 1.0 / (k - 1) if k > 2 else 1.0
     a_vals = np.arange(a_lo, a_lo + a_logs.size)

@@ -83,7 +83,8 @@ class Randomizer:
         Raises:
             ParameterError: naming the offending entry or row: not a 2-D array, fewer than
                 2 inputs or 1 output, ragged rows, an entry not a finite number in [0, 1],
-                a row sum outside [1 - tolerance, 1 + tolerance].
+                a row sum outside [1 - tolerance, 1 + tolerance], a positive entry below
+                the float range (5e-324 after normalisation).
         """
         if isinstance(rows, np.ndarray):
             rows = rows.tolist()
@@ -118,7 +119,16 @@ class Randomizer:
             if abs(total - 1) > Fraction(tolerance):
                 raise ParameterError(f"matrix row {i} sums to {float(total)!r}, outside "
                                      f"[1 - {tolerance:g}, 1 + {tolerance:g}]")
-            out.append(tuple(x / total for x in exact))
+            row_out = tuple(x / total for x in exact)
+            for j, x in enumerate(row_out):
+                # the float engines would read such an entry as an impossible output (an
+                # infinite ratio where the truth is finite: lower ends above the truth)
+                if x > 0 and float(x) == 0.0:  # rounds to 0: below half of 5e-324
+                    raise ParameterError(
+                        f"matrix[{i}][{j}]=~1e-{len(str(x.denominator)) - len(str(x.numerator))}"
+                        " (normalised) is positive but below "
+                        "the float range [5e-324, 1]; write 0 if the output is impossible")
+            out.append(row_out)
         if len(out) < 2:
             raise ParameterError(f"matrix has {len(out)} input row(s), outside [2, inf) "
                                  "(a neighbouring pair needs two inputs)")
