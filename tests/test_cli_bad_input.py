@@ -254,7 +254,6 @@ def test_the_sweep_classifies_outcomes():
 _SWEEP_OUTSIDE = [
     ("audit ", "--out="),  # figures/audit_report.py: --out '' / a directory / under a file
     ("reproduce ",),  # figures/reproduce.py: --list ignores --only and --out
-    ("ggkpv-hadamard", "--delta=1e-300"),  # protocols/ggkpv/views.py: AssertionError (rho 691)
     ("gaussian --noise-multiplier 1e-300",),  # composition: OverflowError
     ("--method analytic",),  # composition route choice: inf instead of refusing
     ("dp bc-hist", "--p=1e-300"),  # protocols/balcer_cheu/views.py:488 RuntimeWarning

@@ -29,6 +29,7 @@ privacy parameter) as the paper states them; the exact values live in
 from __future__ import annotations
 
 import math
+import sys
 
 from accountant.domains import N_USERS, Interval
 from accountant.errors import ParameterError, RegimeError
@@ -80,13 +81,21 @@ def noise_gamma(*, epsilon: float, delta: float, n: int) -> float:
     """
     _check_privacy(epsilon, delta)
     N_USERS.check(n)
-    g = rounding.up(50.0 * (math.log(2.0) - math.log(delta)) / (epsilon * epsilon * n))
+    ld = math.log(2.0) - math.log(delta)
+    den = epsilon * epsilon * n
+    # below epsilon ~ 1e-154 the denominator underflows (to 0 below 1e-162: a
+    # ZeroDivisionError); dividing by epsilon twice instead only grows the quotient, to +inf
+    # at worst, which the regime check below refuses
+    g = rounding.up(50.0 * ld / den if den >= sys.float_info.min
+                    else 50.0 * ld / n / epsilon / epsilon)
     if g > 0.5:
-        need = 100.0 * (math.log(2.0) - math.log(delta)) / epsilon ** 2
+        need = 100.0 * ld / epsilon / epsilon
+        shown = (f"{math.ceil(need)}" if need < 1e15 else f"{need:.3g}" if math.isfinite(need)
+                 else f"10^{math.log10(100.0 * ld) - 2.0 * math.log10(epsilon):.1f}")
         raise RegimeError(
             f"{_NAME}.paper_p needs n >= 100*ln(2/delta)/epsilon^2 (Balcer-Cheu 2020, "
             f"Theorem 3.1; equivalently p >= 1/2); got n={n}, epsilon={epsilon!r}, "
-            f"delta={delta!r} (need n >= {math.ceil(need)})")
+            f"delta={delta!r} (need n >= {shown})")
     return g
 
 

@@ -126,7 +126,7 @@ def largest_rho(params: GGKPVParameters, delta: float = 1e-6) -> int:
     Returns:
         The search's upper limit on rho (at least 1, at most 2^20).
     """
-    depth = max(1.0, (math.log(1.0 / delta) + 32.0) / 69.0)
+    depth = max(1.0, (-math.log(delta) + 32.0) / 69.0)  # 1/delta overflows below 1e-308
     return max(1, min(_RHO_MAX, math.floor(MAX_MEAN_COUNT / (params.n * params.pi * depth))))
 
 

@@ -40,7 +40,7 @@ import numpy as np
 from accountant import divergence
 from accountant.distributions import binomial_window
 from accountant.domains import DELTA, EPSILON, N_USERS, Interval
-from accountant.errors import ParameterError
+from accountant.errors import ParameterError, PrecisionError
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
 from accountant.pairs import binomial_shift_pair
@@ -54,6 +54,10 @@ __all__ = [
     "INFINITE_DIVERGENCE_REASON",
     "ggkpv_parameters",
     "slides_rho",
+    "max_rho",
+    "MAX_VIEW_POINTS",
+    "check_view_size",
+    "event_pair",
     "count_pair",
     "labelled_view",
     "background_view",
@@ -136,13 +140,19 @@ def slides_rho(epsilon: float, delta: float) -> float:
         delta: target delta in (0, 1).
 
     Returns:
-        The real number log(1/delta)/epsilon^2.
+        The real number log(1/delta)/epsilon^2 (+inf when it exceeds the float range).
+
+    Raises:
+        ParameterError: epsilon or delta outside its domain, or epsilon = 0.
     """
     EPSILON.check(epsilon)
     DELTA.check(delta)
     if epsilon == 0:
         raise ParameterError("epsilon=0 gives rho = inf; give epsilon > 0")
-    return math.log(1.0 / delta) / epsilon ** 2
+    # divide twice: epsilon ** 2 underflows to 0 below 1e-162 (ZeroDivisionError) and
+    # overflows above 1e154 (OverflowError); the quotient goes to +inf or 0 instead, and
+    # -log(delta) stays finite for subnormal delta, where 1/delta is +inf
+    return -math.log(delta) / epsilon / epsilon
 
 
 def ggkpv_parameters(*, n: int, B: int, rho: int | None = None, epsilon: float | None = None,
@@ -161,36 +171,116 @@ def ggkpv_parameters(*, n: int, B: int, rho: int | None = None, epsilon: float |
         The parameters.
 
     Raises:
-        ParameterError: missing or conflicting arguments, or values outside their domains.
+        ParameterError: missing or conflicting arguments, or values outside their domains
+            (rho, given or set by the rule, above `max_rho(n)`; epsilon, delta whose rule
+            gives more, e.g. epsilon=1e-300).
     """
     N_USERS.check(n)
     _B.check(B)
     n, B = int(n), int(B)
     tau = max(1, (n - 1).bit_length()) if tau is None else tau
     _TAU.check(tau)
+    top = max_rho(n)
     if rho is not None:
         if epsilon is not None or delta is not None:
             raise ParameterError("give either rho, or epsilon and delta (which set rho), "
                                  "not both")
         _RHO.check(rho)
+        if rho > top:
+            raise ParameterError(f"rho={rho!r} is outside [1, {top}] at n={n} (the views "
+                                 f"count n*rho + n tuples exactly in float: at most 2^53)")
         return GGKPVParameters(n=n, B=B, rho=int(rho), tau=int(tau))
     if epsilon is None or delta is None:
         raise ParameterError("ggkpv needs rho, or both epsilon and delta (the slides' rule)")
-    r = max(1, math.ceil(slides_rho(epsilon, delta)))
+    rule = slides_rho(epsilon, delta)
+    if not rule <= top:  # +inf included
+        raise ParameterError(
+            f"epsilon={epsilon!r}, delta={delta!r} set rho = ceil(log(1/delta)/epsilon^2) = "
+            f"{rule:.4g}, outside [1, {top}] at n={n} (the views count n*rho + n tuples "
+            "exactly in float: at most 2^53); give a larger epsilon or delta, or rho")
+    r = max(1, math.ceil(rule))
     return GGKPVParameters(n=n, B=B, rho=r, tau=int(tau), epsilon=float(epsilon),
                            delta=float(delta))
 
 
+def max_rho(n: int) -> int:
+    """The largest rho `ggkpv_parameters` accepts with n users: n rho + n <= 2^53.
+
+    The views count the n rho noise tuples (and the n - 1 other signals) as binomial
+    trials and use (M + 1) 2^-tau as an exact float, which needs M + 1 <= 2^53.
+
+    Args:
+        n: number of users, >= 1.
+
+    Returns:
+        floor(2^53 / n) - 1 (at least 1 for every n <= 2^52).
+    """
+    return (1 << 53) // int(n) - 1
+
+
 # ------------------------------------------------------------------ the pairs
+# The 2-D count pairs hold (grid side)^2 points in several float arrays: 2^23 points take
+# about 10 s and 1 GB per pair on one core (n=100, rho=10^4: 4.3e6 points, 6 s for `dp`;
+# rho=10^5: 4.3e7 points, 115 s and 5.4 GB). Larger grids are refused, not attempted.
+MAX_VIEW_POINTS = 1 << 23
+
+
+def _window(M: int, pi: float, tail: float | None) -> tuple[int, int, float, float]:
+    """(lo, hi, cut of Bin(M + 1, pi), cut of Bin(M, pi)) of one coordinate's grid."""
+    if tail is None:
+        return 0, M + 1, 0.0, 0.0
+    lo_q, hi_q, cut_q = binomial_window(M + 1, pi, tail)
+    lo_p, hi_p, cut_p = binomial_window(M, pi, tail)
+    return min(lo_q, lo_p + 1), max(hi_q, hi_p + 1), cut_q, cut_p
+
+
+def _grid_points(M: int, pi: float, tail: float | None) -> int:
+    lo, hi, _, _ = _window(M, pi, tail)
+    return (hi - lo + 1) ** 2
+
+
+def check_view_size(params: GGKPVParameters, tail: float | None = 1e-30) -> None:
+    """Refuse parameters whose count pairs would exceed MAX_VIEW_POINTS grid points.
+
+    The largest pair is the real-view counts' (M = n rho + n - 1 background tuples); its
+    grid side grows like sqrt(M 2^-tau log(1/tail)).
+
+    Args:
+        params: the protocol's parameters.
+        tail: the certified mass cut from each binomial (None: the whole support).
+
+    Raises:
+        ParameterError: the grid would exceed MAX_VIEW_POINTS; the message names rho, the
+            grid size and the largest rho within the limit at this n, tau and tail.
+    """
+    M = params.noise_tuples + params.n - 1
+    points = _grid_points(M, params.pi, tail)
+    if points <= MAX_VIEW_POINTS:
+        return
+    lo, hi = 0, params.rho  # the largest rho within the limit lies in [lo, hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _grid_points(params.n * mid + params.n - 1, params.pi, tail) <= MAX_VIEW_POINTS:
+            lo = mid
+        else:
+            hi = mid
+    within = f"rho <= {lo}" if lo >= 1 else "no rho"
+    raise ParameterError(
+        f"rho={params.rho} is too large for the certified views at n={params.n}, "
+        f"tau={params.tau}, tail={tail!r}: the count pair's grid would have {points:.3g} "
+        f"points, above the limit 2^23 (about 10 s and 1 GB per pair); {within} fits "
+        f"({_NAME}.views.MAX_VIEW_POINTS; a larger tau also shrinks the grid)")
+
+
 def _one_coordinate(M: int, pi: float, tail: float | None) -> ViewPair:
     """(1 + Bin(M, pi), Bin(M + 1, pi)) on one grid, loss log(a / ((M + 1) pi)) in closed
     form (Bin(M, pi)(a - 1) = Bin(M + 1, pi)(a) a / ((M + 1) pi))."""
-    if tail is None:
-        lo, hi, cut_q, cut_p = 0, M + 1, 0.0, 0.0
-    else:
-        lo_q, hi_q, cut_q = binomial_window(M + 1, pi, tail)
-        lo_p, hi_p, cut_p = binomial_window(M, pi, tail)
-        lo, hi = min(lo_q, lo_p + 1), max(hi_q, hi_p + 1)
+    lo, hi, cut_q, cut_p = _window(M, pi, tail)
+    if (hi - lo + 1) ** 2 > MAX_VIEW_POINTS:
+        raise ParameterError(
+            f"M={M} background tuples at pi={pi!r}, tail={tail!r} give a count pair of "
+            f"{(hi - lo + 1) ** 2:.3g} grid points, above the limit 2^23 ({_NAME}.views."
+            "MAX_VIEW_POINTS: about 10 s and 1 GB per pair); give a smaller M or larger tail")
     a = np.arange(lo, hi + 1)
     lp = binomial_logpmf(a - 1, M, pi)
     lq = binomial_logpmf(a, M + 1, pi)
@@ -227,6 +317,10 @@ def count_pair(M: int, tau: int, *, tail: float | None = 1e-30,
 
     Returns:
         The 2-D ViewPair on (A, A'), loss log(A/A') in closed form.
+
+    Raises:
+        ParameterError: M not an integer >= 0, tau outside 1..52, or a grid of more than
+            MAX_VIEW_POINTS points.
     """
     if int(M) != M or M < 0:
         raise ParameterError(f"M={M!r} is not an integer >= 0")
@@ -239,7 +333,19 @@ def count_pair(M: int, tau: int, *, tail: float | None = 1e-30,
 
 
 def labelled_view(params: GGKPVParameters, *, tail: float | None = 1e-30) -> ViewPair:
-    """The dominating pair: M = n rho noise tuples, every other signal tuple revealed."""
+    """The dominating pair: M = n rho noise tuples, every other signal tuple revealed.
+
+    Args:
+        params: the protocol's parameters.
+        tail: certified mass cut from each binomial (None: the whole support).
+
+    Returns:
+        `count_pair(n rho, tau)`, described.
+
+    Raises:
+        ParameterError: the grid would exceed MAX_VIEW_POINTS (`check_view_size`).
+    """
+    check_view_size(params, tail)
     return count_pair(params.noise_tuples, params.tau, tail=tail, description={
         "protocol": "ggkpv-hadamard", "pair": "labelled signals (dominating)",
         **params.to_json()})
@@ -251,9 +357,20 @@ def background_view(params: GGKPVParameters, *, tail: float | None = 1e-30) -> V
     Users 2..n hold x'' with x XOR x' XOR x'' != 0 (x = 1, x' = 2, x'' = 4 needs K >= 8),
     so each of their signal tuples is, for the two memberships, like a uniform tuple:
     M = n rho + n - 1. Returns None when K < 8 (B <= 3).
+
+    Args:
+        params: the protocol's parameters.
+        tail: certified mass cut from each binomial (None: the whole support).
+
+    Returns:
+        `count_pair(n rho + n - 1, tau)`, described, or None when K < 8.
+
+    Raises:
+        ParameterError: the grid would exceed MAX_VIEW_POINTS (`check_view_size`).
     """
     if params.K < 8:
         return None
+    check_view_size(params, tail)
     return count_pair(params.noise_tuples + params.n - 1, params.tau, tail=tail,
                       description={"protocol": "ggkpv-hadamard",
                                    "pair": "real-view counts, others hold x''",
@@ -262,7 +379,19 @@ def background_view(params: GGKPVParameters, *, tail: float | None = 1e-30) -> V
 
 def heuristic_view(params: GGKPVParameters, *, tail: float | None = 1e-30) -> ViewPair:
     """The slides' count-level pair (1 + Bin(n rho, pi)) x Bin(n rho, pi) against its swap:
-    a heuristic, not a bound (docs/ggkpv.md#the-slides-count-level-heuristic)."""
+    a heuristic, not a bound (docs/ggkpv.md#the-slides-count-level-heuristic).
+
+    Args:
+        params: the protocol's parameters.
+        tail: certified mass cut from each binomial (None: the whole support).
+
+    Returns:
+        The 2-D heuristic pair.
+
+    Raises:
+        ParameterError: the grid would exceed MAX_VIEW_POINTS (`check_view_size`).
+    """
+    check_view_size(params, tail)
     one = binomial_shift_pair(params.noise_tuples, params.pi, tail=tail)  # Bin vs 1 + Bin
     return one.swapped().product(one)
 
@@ -341,9 +470,38 @@ def heuristic_epsilon(params: GGKPVParameters, delta: float) -> Result:
         "not a bound on the mechanism]"))
 
 
+def event_pair(params: GGKPVParameters) -> ViewPair:
+    """The events "A' = 0" and "A = 0" of the dominating pair, as a 3-point pair.
+
+    f(A, A') = 0 if A' = 0, 1 if A = 0 (and A' > 0), 2 otherwise, is a post-processing
+    of the labelled-signals pair. Under P = (1 + Bin(M, pi)) x Bin(M + 1, pi), A >= 1, so
+    f = 0, 1, 2 with probabilities c, 0, 1 - c, c = (1 - pi)^(M + 1) > 0; under Q (the
+    swap) with 0, c, 1 - c. The zeros are exact (not underflow), so the divergence
+    functions give +inf EXACT in both directions for every M, however far c lies below
+    the float range (it is kept as log c = (M + 1) log1p(-pi)), where the binomial
+    windows of `count_pair` would cut the point A' = 0 away.
+
+    Args:
+        params: the protocol's parameters.
+
+    Returns:
+        The 1-D float ViewPair on {0, 1, 2}.
+    """
+    log_c = (params.noise_tuples + 1) * math.log1p(-params.pi)
+    log_rest = math.log(-math.expm1(log_c))  # 1 - c > 0: pi > 0 and M + 1 >= 1
+    err = 8 * UNIT_ROUNDOFF * (1.0 + abs(log_c))  # two roundings, relative to |log c|
+    P = PMF("float", (0,), np.array([log_c, -np.inf, log_rest]), 0.0, err, True)
+    Q = PMF("float", (0,), np.array([-np.inf, log_c, log_rest]), 0.0, err, True)
+    return ViewPair.from_pmfs(P, Q, description={
+        "protocol": "ggkpv-hadamard", "pair": "events A' = 0, A = 0 of the labelled pair",
+        **params.to_json()})
+
+
 def _infinite(r: Result, what: str) -> Bracket:
     if r.kind is not Kind.EXACT or math.isfinite(float(r)):
-        raise AssertionError(f"expected an exact +inf from {r.method}")  # proof in docs
+        # the event pair's zeros are exact, so this is a bug of the divergence functions
+        raise PrecisionError(f"{_NAME}.{what}: expected an exact +inf from {r.method} on "
+                             f"the event pair, got {r.kind} {float(r)!r}")
     out = _named(r, what, note=f" [{INFINITE_DIVERGENCE_REASON}]")
     return Bracket(lower=out, upper=out)
 
@@ -351,14 +509,32 @@ def _infinite(r: Result, what: str) -> Bracket:
 def renyi_bracket(params: GGKPVParameters, alpha: float) -> Bracket:
     """The Renyi divergence of order alpha > 1: +inf, exactly (INFINITE_DIVERGENCE_REASON).
 
-    The dominating pair's value (+inf, support mismatch) is computed by the library's
-    divergence functions; that the mechanism's own value is +inf as well is the event
-    argument of docs/ggkpv.md#certified-accountant-of-the-full-view.
+    The library's divergence functions give +inf (support mismatch) on `event_pair`, a
+    post-processing of the dominating pair, so the pair's own value is +inf too (data
+    processing); that the mechanism's own value is +inf as well is the event argument of
+    docs/ggkpv.md#certified-accountant-of-the-full-view. Cheap for every rho.
+
+    Args:
+        params: the protocol's parameters.
+        alpha: Renyi order, in (1, inf].
+
+    Returns:
+        Bracket(lower = upper = +inf, EXACT).
+
+    Raises:
+        ParameterError: alpha outside (1, inf].
     """
-    return _infinite(divergence.renyi_divergence(labelled_view(params), alpha),
+    return _infinite(divergence.renyi_divergence(event_pair(params), alpha),
                      f"renyi_bracket(order={alpha})")
 
 
 def max_divergence_bracket(params: GGKPVParameters) -> Bracket:
-    """The max-divergence: +inf, exactly (see `renyi_bracket`)."""
-    return _infinite(divergence.max_divergence(labelled_view(params)), "max_divergence_bracket")
+    """The max-divergence: +inf, exactly (see `renyi_bracket`).
+
+    Args:
+        params: the protocol's parameters.
+
+    Returns:
+        Bracket(lower = upper = +inf, EXACT).
+    """
+    return _infinite(divergence.max_divergence(event_pair(params)), "max_divergence_bracket")

@@ -1,0 +1,134 @@
+"""The library behind the command line's bad-input sweep: extreme but well-typed arguments
+raise the library's own errors (ParameterError, RegimeError, PrecisionError naming the
+parameter and its range or the theorem's condition), never ZeroDivisionError,
+OverflowError, AssertionError, NaN or a RuntimeWarning; and the values at ordinary
+arguments are unchanged."""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+
+import pytest
+
+from accountant.errors import ParameterError, RegimeError
+from accountant.result import Kind
+
+
+@pytest.fixture(autouse=True)
+def _warnings_are_errors():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        yield
+
+
+# ------------------------------------------------------------------ Balcer-Cheu 2020
+@pytest.mark.parametrize("epsilon", [1e-300, 1e-160, 5e-324])
+def test_bc20_paper_p_at_underflowing_epsilon_is_a_regime_error(epsilon):
+    from accountant.bounds import balcer_cheu_2020
+
+    with pytest.raises(RegimeError, match=r"need n >= 10\^"):
+        balcer_cheu_2020.paper_p(epsilon=epsilon, delta=1e-6, n=1000)
+
+
+def test_bc20_paper_p_at_ordinary_epsilon_is_the_papers_formula():
+    from accountant.bounds import balcer_cheu_2020
+
+    ld = math.log(2.0) - math.log(1e-6)
+    assert balcer_cheu_2020.paper_p(epsilon=1.0, delta=1e-6, n=100_000) == \
+        1.0 - 50.0 * ld / (1.0 * 1.0 * 100_000)
+    with pytest.raises(RegimeError, match=r"need n >= 1451\)"):
+        balcer_cheu_2020.paper_p(epsilon=1.0, delta=1e-6, n=1000)
+
+
+@pytest.mark.parametrize("protocol", ["zsum", "hist"])
+def test_bc_parameters_at_tiny_epsilon_are_regime_errors(protocol):
+    from accountant.protocols.balcer_cheu import hist_parameters, zsum_parameters
+
+    with pytest.raises(RegimeError, match="paper_p needs n >= "):
+        if protocol == "zsum":
+            zsum_parameters(n=1000, epsilon=1e-300, delta=1e-6)
+        else:
+            hist_parameters(n=1000, d=3, epsilon=1e-300, delta=1e-6)
+
+
+# ------------------------------------------------------------------ GGKPV
+@pytest.mark.parametrize("rho", [89, 691, 10**6])
+def test_ggkpv_pure_and_renyi_are_exact_inf_whatever_rho(rho):
+    from accountant.protocols.ggkpv import GGKPVHadamard, ggkpv_parameters
+
+    m = GGKPVHadamard(ggkpv_parameters(n=100, B=7, rho=rho))
+    start = time.perf_counter()
+    for b in [m.max_divergence(), *m.renyi([2.0, 1e6])]:
+        assert b.upper.kind is Kind.EXACT and b.upper.value == math.inf
+    assert time.perf_counter() - start < 5
+
+
+def test_ggkpv_event_pair_keeps_the_zero_probability_point_below_the_float_range():
+    from accountant.protocols.ggkpv import ggkpv_parameters
+    from accountant.protocols.ggkpv.views import event_pair
+
+    pair = event_pair(ggkpv_parameters(n=100, B=7, rho=10**6))  # c = e^-781250
+    assert pair.grid_exact and math.isfinite(float(pair.p[0])) and pair.p[0] < -7e5
+
+
+def test_ggkpv_rule_rho_at_epsilon_delta_set_by_the_cli_is_691():
+    from accountant.protocols.ggkpv import GGKPVHadamard, ggkpv_parameters
+
+    p = ggkpv_parameters(n=100, B=7, epsilon=1.0, delta=1e-300)
+    assert p.rho == 691
+    assert GGKPVHadamard(p).max_divergence().upper.value == math.inf
+
+
+@pytest.mark.parametrize("epsilon", [1e-300, 1e-10, 5e-324])
+def test_ggkpv_rule_rho_beyond_the_float_counts_is_a_parameter_error(epsilon):
+    from accountant.protocols.ggkpv import ggkpv_parameters
+
+    with pytest.raises(ParameterError, match=r"epsilon=.* set rho = .*outside \[1, "):
+        ggkpv_parameters(n=100, B=7, epsilon=epsilon, delta=1e-6)
+
+
+def test_ggkpv_rule_at_huge_epsilon_or_subnormal_delta_is_finite():
+    from accountant.protocols.ggkpv import ggkpv_parameters, slides_rho
+
+    assert ggkpv_parameters(n=100, B=7, epsilon=1e300, delta=1e-6).rho == 1
+    assert slides_rho(1.0, 5e-324) == pytest.approx(744.44, abs=0.01)
+    assert ggkpv_parameters(n=100, B=7, epsilon=1.0, delta=5e-324).rho == 745
+
+
+def test_ggkpv_given_rho_beyond_the_float_counts_is_a_parameter_error():
+    from accountant.protocols.ggkpv import ggkpv_parameters
+    from accountant.protocols.ggkpv.views import max_rho
+
+    top = max_rho(100)
+    assert 100 * top + 100 <= 2**53 < 100 * (top + 1) + 100
+    assert ggkpv_parameters(n=100, B=7, rho=top).rho == top
+    with pytest.raises(ParameterError, match=r"rho=.* is outside \[1, 90071992547408\]"):
+        ggkpv_parameters(n=100, B=7, rho=top + 1)
+
+
+def test_ggkpv_views_too_large_for_memory_are_refused_at_once_with_the_rho_that_fits():
+    from accountant.protocols.ggkpv import GGKPVHadamard, ggkpv_parameters
+    from accountant.protocols.ggkpv.views import check_view_size
+
+    m = GGKPVHadamard(ggkpv_parameters(n=100, B=7, rho=10**6))  # 4e8 points, ~50 GB
+    start = time.perf_counter()
+    with pytest.raises(ParameterError, match=r"rho=1000000 is too large .* rho <= (\d+) fits"):
+        m.epsilon_for_delta(1e-6)
+    with pytest.raises(ParameterError, match=r"rho=1000000 is too large"):
+        m.dominating_pair()
+    assert time.perf_counter() - start < 5
+    fits = int(str(pytest.raises(ParameterError, check_view_size, m.parameters).value)
+               .split("rho <= ")[1].split()[0])
+    check_view_size(ggkpv_parameters(n=100, B=7, rho=fits))
+    with pytest.raises(ParameterError):
+        check_view_size(ggkpv_parameters(n=100, B=7, rho=fits + 1))
+
+
+def test_ggkpv_calibration_budget_at_subnormal_delta_is_not_one():
+    from accountant.protocols.ggkpv import ggkpv_parameters
+    from accountant.protocols.ggkpv.calibration import largest_rho
+
+    base = ggkpv_parameters(n=64, B=7, rho=1)
+    assert largest_rho(base, 5e-324) > 100  # 1/delta overflowed: the budget was rho <= 1
