@@ -335,8 +335,9 @@ def _exact_rational(x: Value) -> Fraction:
     if isinstance(x, Fraction):
         return x
     if isinstance(x, mpmath.mpf):
-        man, exp = x.man_exp  # an mpf is man 2^exp exactly
-        return Fraction(int(man)) * (Fraction(2) ** int(exp))
+        # an mpf is (-1)^sign man 2^exp exactly (man_exp's mantissa drops the sign)
+        sign, man, exp, _ = x._mpf_
+        return (-1) ** sign * Fraction(int(man)) * (Fraction(2) ** int(exp))
     return Fraction(x)
 
 

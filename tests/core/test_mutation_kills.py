@@ -423,13 +423,7 @@ def test_ends_of_a_float_ball_step_one_ulp_out():
     assert r.lower_end() == math.nextafter(0.1, 0.0)
 
 
-_NEGATIVE_MPF_BUG = pytest.mark.xfail(strict=True, reason=(
-    "result._exact_rational reads mpf.man_exp, whose mantissa is unsigned: a negative mpf "
-    "ball's ends come out positive (lower_end of -1/3 +- 1e-40 is +0.333...); remove this "
-    "mark when it is fixed"))
-
-
-@pytest.mark.parametrize("sign", [1, pytest.param(-1, marks=_NEGATIVE_MPF_BUG)])
+@pytest.mark.parametrize("sign", [1, -1])  # -1: mpf.man_exp's mantissa is unsigned
 def test_ends_of_a_fine_mpf_ball_are_the_nearest_floats_outside_it(sign):
     with mpmath.workprec(200):
         x = sign * mpmath.mpf(1) / 3
@@ -463,9 +457,33 @@ def test_a_bound_has_no_end_on_its_open_side(kind, end):
         getattr(_r(0.5, kind), end)()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "result._exact_rational drops the sign of a negative mpf: a LOWER -1e-50 with radius "
-    "1e-60 collapses to +1e-50 - 1e-60, above the truth; remove this mark when it is fixed"))
 def test_a_negative_mpf_lower_ball_collapses_below_its_value():
+    """It collapsed to +1e-50 - 1e-60 when the sign of the mpf was dropped."""
     r = _r(mpmath.mpf(-1e-50), Kind.LOWER, radius=1e-60)
     assert r.value <= -1e-50
+
+
+# ---------------------------------------------------------------- error messages, word for word
+
+
+def test_tightest_says_why_it_refuses():
+    with pytest.raises(ValueError, match=r"^tightest\(\) needs at least one Result$"):
+        tightest()
+    with pytest.raises(ValueError, match=r"^tightest\(\) got only heuristic values; none of "
+                                         r"them is a bound$"):
+        tightest(_r(0.1, Kind.HEURISTIC))
+    with pytest.raises(ValueError, match=r"^tightest\(\) cannot combine upper and lower "
+                                         r"bounds; bracket them instead$"):
+        tightest(_r(0.3), _r(0.2, Kind.LOWER))
+
+
+def test_exact_with_budget_says_why():
+    with pytest.raises(ValueError, match=r"^an exact result cannot spend an error budget$"):
+        _r(0.1, Kind.EXACT, error_budget=1e-9)
+
+
+def test_crossing_ends_name_both_methods_and_ask_for_a_report():
+    pattern = (r"^certified ends cross: lower 0\.3 \(lo\) > upper 0\.2 \(hi\); one of them is "
+               r"wrong, please report it$")
+    with pytest.raises(PrecisionError, match=pattern):
+        Bracket(lower=_r(0.3, Kind.LOWER, method="lo"), upper=_r(0.2, method="hi"))
