@@ -208,7 +208,7 @@ class Result:
         if self.precision is not None:
             out["precision_bits"] = self.precision
         if isinstance(self.value, mpmath.mpf) and 0 < abs(self.value) < 1e-300:
-            out["log10_value"] = float(mpmath.log10(self.value))
+            out["log10_value"] = float(mpmath.log10(abs(self.value)))  # of |value|
         if self.order is not None:
             out["order"] = _json_number(self.order)
         if self.at is not None:

@@ -56,7 +56,10 @@ def _directed(x: float | Fraction | mpmath.mpf, sign: int) -> float:
             f = math.nextafter(f, sign * math.inf)
         return f
     if not isinstance(x, mpmath.mpf):
-        x = mpmath.mpf(x)  # an mpf is kept as it is: re-wrapping would round it to mp.prec
+        # a string, an arb ball or any other type would be read at mp.prec by mpf(), i.e.
+        # rounded to nearest: no direction could be promised
+        raise TypeError(f"directed rounding takes float, int, Fraction or mpf, not "
+                        f"{type(x).__name__}")
     if mpmath.isinf(x):
         return float(x)
     f = float(x)  # nearest; at most one ulp off

@@ -21,7 +21,7 @@ def cascade_sum(x: np.ndarray) -> float:
     Returns:
         The compensated sum as a float; 0.0 for an empty input.
     """
-    x = np.asarray(x, dtype=float)
+    x = np.asarray(x, dtype=float).ravel()  # a 2-D array summed to 0.0 before
     errors = 0.0
     while x.size > 1:
         if x.size % 2:

@@ -487,3 +487,27 @@ def test_crossing_ends_name_both_methods_and_ask_for_a_report():
                r"wrong, please report it$")
     with pytest.raises(PrecisionError, match=pattern):
         Bracket(lower=_r(0.3, Kind.LOWER, method="lo"), upper=_r(0.2, method="hi"))
+
+
+# ---------------------------------------------------------------- the run's other findings
+
+
+def test_directed_rounding_refuses_types_it_cannot_round_in_a_direction():
+    """up("0.1") returned 0.1 (nearest, above 1/10 for down): no direction was kept."""
+    with pytest.raises(TypeError):
+        rounding.up("0.1")
+    with pytest.raises(TypeError):
+        rounding.down("0.1")
+
+
+def test_cascade_sum_flattens_a_2d_array():
+    """A 2-D input summed to 0.0 although the docstring says it is flattened."""
+    from accountant.numeric.summation import cascade_sum
+
+    assert cascade_sum(np.array([[1.0, 2.0], [3.0, 4.0]])) == 10.0
+
+
+def test_json_of_a_tiny_negative_mpf_has_the_log10_of_its_magnitude():
+    """to_json raised TypeError (log10 of a negative number is complex)."""
+    r = _r(-mpmath.mpf("1e-350"), Kind.LOWER)
+    assert abs(r.to_json()["log10_value"] + 350) < 1e-9
