@@ -52,6 +52,7 @@ __all__ = [
     "product",
     "gkm_box_pair",
     "ldp_delta_ceiling",
+    "no_report_pair",
 ]
 
 Number = Any  # float, int, Fraction or mpmath.mpf
@@ -855,6 +856,43 @@ def ldp_delta_ceiling(epsilon0: Number, epsilon: Number) -> mpmath.mpf:
         max(0, 1 - e^(epsilon - epsilon0)).
     """
     return max(mpmath.mpf(0), -mpmath.expm1(_mpf(epsilon) - _mpf(epsilon0)))
+
+
+def no_report_pair(n: int, high: Number, low: Number, high_complement: Number | None = None,
+                   low_complement: Number | None = None) -> tuple[list, list]:
+    """A two-point post-processing of one neighbouring pair of any shuffled single-message
+    randomizer, for any n: whether some user sent the output y.
+
+    The n - 1 other users hold x' and send y with probability `low` each; the differing user
+    holds x (P, sends y with probability `high`) or x' (Q, probability `low`). The event
+    "nobody sent y" has P-mass (1 - high)(1 - low)^(n-1) and Q-mass (1 - low)^n. Every
+    divergence of this pair is at most the full view's (data processing), so at any n it
+    gives lower bounds on the mechanism's value. Both masses and their complements are
+    formed without cancellation (log1p, expm1), so a `low` of 1e-320 or a `high` within
+    1e-17 of 1 keep their relative accuracy; pass the complements 1 - high and 1 - low when
+    they are known in closed form.
+
+    Args:
+        n: users, >= 2.
+        high, low: R(y|x) and R(y|x').
+        high_complement, low_complement: 1 - high and 1 - low, if known (else computed).
+
+    Returns:
+        (P, Q) on the two outcomes (nobody sent y, someone did).
+    """
+    def log_complement(v: Number, complement: Number | None) -> mpmath.mpf:
+        # log(1 - v): from v when v is small (log1p keeps it), from 1 - v when v is near 1
+        v = _mpf(v)
+        if complement is None or v < 0.5:
+            return mpmath.log1p(-v)
+        return mpmath.log(_mpf(complement))
+
+    log_hc = log_complement(high, high_complement)
+    log_lc = log_complement(low, low_complement)
+    log_pa = log_hc + (n - 1) * log_lc
+    log_qa = n * log_lc
+    pa, qa = mpmath.exp(log_pa), mpmath.exp(log_qa)
+    return [pa, -mpmath.expm1(log_pa)], [qa, -mpmath.expm1(log_qa)]
 
 
 # ------------------------------------------------------------------ GKM counting

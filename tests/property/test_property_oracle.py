@@ -44,17 +44,17 @@ from verify import strategies as S
 CHECKERS = {"default": sc.Checker(skip_known=False), "slow": sc.Checker(skip_known=False)}
 RAN: dict[str, set[str]] = {"default": set(), "slow": set()}
 EXCLUDED: dict[str, dict[str, int]] = {"default": {}, "slow": {}}
-MIN_CASES = {"default": 1500, "slow": 10_000}
+MIN_CASES = {"default": 1200, "slow": 10_000}
 
 # examples per family: (default, slow); GKM's oracle sums its 2-D view in mpmath (~1 s)
 EXAMPLES = {
-    BinaryRR: (30, 400), KRR: (20, 300), LDP: (20, 300), RandomizerMechanism: (30, 400),
-    BalcerCheuZsum: (20, 300), BalcerCheuHist: (12, 150), GKMCount: (3, 40),
-    GKMP20Count: (3, 40), GGKPVHadamard: (15, 200),
+    BinaryRR: (25, 150), KRR: (14, 120), LDP: (14, 120), RandomizerMechanism: (15, 150),
+    BalcerCheuZsum: (15, 120), BalcerCheuHist: (10, 60), GKMCount: (3, 20),
+    GKMP20Count: (3, 20), GGKPVHadamard: (15, 80),
 }
-LEDGER_EXAMPLES = (12, 200)
-VIEW_EXAMPLES = (40, 600)
-EXACT_VIEW_EXAMPLES = (40, 600)
+LEDGER_EXAMPLES = (8, 150)
+VIEW_EXAMPLES = (40, 250)
+EXACT_VIEW_EXAMPLES = (30, 250)
 
 
 def _settings(examples: int) -> settings:
