@@ -290,7 +290,7 @@ FAMILIES: dict[type, Family] = {
         LDP, {"n": n_draw(4), "epsilon0": EPSILON0_DRAW, "member": Matrix()},
         lambda a: LDP(n=a["n"], epsilon0=a["epsilon0"]), "ldp", 4),
     RandomizerMechanism: Family(
-        RandomizerMechanism, {"n": n_draw(3, large=(1000, 10 ** 4)), "matrix": Matrix()},
+        RandomizerMechanism, {"n": n_draw(3, large=(1000, 10 ** 5)), "matrix": Matrix()},
         _randomizer, "matrix", 3),
     BalcerCheuZsum: Family(
         BalcerCheuZsum, {"n": n_draw(200, large=(10 ** 4, 10 ** 6, 10 ** 9), interval=N_USERS,
