@@ -36,6 +36,8 @@ from typing import Any
 
 from accountant.cli.types import integer
 from accountant.domains import Interval
+from accountant.errors import ParameterError
+from figures.output_paths import output_file
 
 __all__ = ["AuditEntry", "LOOSE_FACTOR", "PAPERS", "VERDICTS", "add_arguments", "collect",
            "format_table", "handler", "reproduce_command", "run_snippet", "snippet_command",
@@ -662,8 +664,6 @@ def collect(paper: str = "all", *, quick: bool = False,
     Raises:
         ParameterError: unknown paper.
     """
-    from accountant.errors import ParameterError
-
     if paper != "all" and paper not in _BUILDERS:
         raise ParameterError(f"audit {paper!r}: expected 'all' or one of {', '.join(PAPERS)}")
     entries: list[AuditEntry] = []
@@ -795,7 +795,8 @@ def add_arguments(parser: Any) -> None:
                         help="a subset that runs in a few seconds (one point per grid, no "
                              "slow max-divergence runs)")
     parser.add_argument("--out", default=None, metavar="FILE.md",
-                        help="also write the report as Markdown to this file")
+                        help="also write the report as Markdown to this file (missing "
+                             "parent directories are created)")
     parser.add_argument("--width", type=integer(_WIDTH), default=100,
                         help="line width of the terminal table, 40 to 400 (default 100)")
 
@@ -813,13 +814,23 @@ def handler(args: Any) -> dict[str, Any]:
     Returns:
         {"records": [...], "summary": {...}} (and "report": the Markdown path with --out);
         without --json, {} or {"report": path} (the table has the summary line).
+
+    Raises:
+        ParameterError: --out is empty, a directory, below a file, or cannot be written.
     """
+    # checked before the audit runs: '' used to be ignored, a directory or a path below a
+    # file ended the run in a traceback at the write
+    report = None if args.out is None else output_file(args.out, example="audit.md")
     entries = collect(args.protocol, quick=args.quick,
                       progress=lambda name: print(f"auditing {name} ...", file=sys.stderr))
     out: dict[str, Any] = {"records": [e.to_json() for e in entries],
                            "summary": summary(entries)}
-    if args.out:
-        out["report"] = str(write_markdown(entries, Path(args.out)))
+    if report is not None:
+        try:
+            out["report"] = str(write_markdown(entries, report))
+        except OSError as exc:  # e.g. no permission: one line, not a traceback
+            raise ParameterError(f"--out={args.out!r}: cannot write the report "
+                                 f"({exc.strerror or exc})") from None
     if getattr(args, "json", False):
         return out
     print(format_table(entries, width=max(60, args.width)))

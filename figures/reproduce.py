@@ -26,6 +26,7 @@ from tqdm import tqdm
 import figures
 from figures import audit_report
 from figures.common import FigureSpec, set_progress
+from figures.output_paths import output_directory
 
 __all__ = ["register", "discover", "reproduce", "write_index_md", "AUDIT_NAME"]
 
@@ -155,8 +156,26 @@ def write_index_md(out: Path, entries: list[dict[str, Any]], specs: dict[str, Fi
     return path
 
 
-def _list(as_json: bool) -> dict[str, Any]:
-    specs = [*discover(), _audit_spec()]
+def _only(text: str | None) -> list[str] | None:
+    """--only as a list of known names (None: not given), checked before anything runs."""
+    from accountant.errors import ParameterError
+
+    if text is None:
+        return None
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    valid = sorted(s.name for s in [*discover(), _audit_spec()])
+    if not names:
+        raise ParameterError(f"--only={text!r} names no figure; give comma-separated names "
+                             f"from: {', '.join(valid)}")
+    unknown = sorted(set(names) - set(valid))
+    if unknown:
+        raise ParameterError(f"--only={text!r}: {', '.join(unknown)} names no figure; valid: "
+                             f"{', '.join(valid)}")
+    return names
+
+
+def _list(as_json: bool, only: list[str] | None) -> dict[str, Any]:
+    specs = [s for s in [*discover(), _audit_spec()] if only is None or s.name in only]
     rows = [{"name": s.name, "paper": s.paper, "what": s.what} for s in specs]
     if as_json:
         return {"figures": rows}
@@ -167,11 +186,12 @@ def _list(as_json: bool) -> dict[str, Any]:
 
 
 def _handler(args: argparse.Namespace) -> dict[str, Any]:
+    # both flags are checked with --list too: a script's typo must not pass silently
+    out = output_directory(args.out)
+    only = _only(args.only)
     if args.list:
-        return _list(args.json)
-    only = [s for s in (args.only or "").split(",") if s] or None
-    index = reproduce(Path(args.out), quick=args.quick, only=only,
-                      progress=not args.no_progress)
+        return _list(args.json, only)
+    index = reproduce(out, quick=args.quick, only=only, progress=not args.no_progress)
     failed = [e["name"] for e in index["figures"] if e["status"] != "ok"]
     if failed:
         from accountant.errors import AccountantError
@@ -191,13 +211,15 @@ def register(subparsers: Any) -> None:
     """
     p = subparsers.add_parser("reproduce", help="regenerate the seed papers' figures and tables")
     p.add_argument("--out", default="reproduce-out",
-                   help="output directory (PNG, CSV, audit.md, index.md, index.json)")
+                   help="output directory (PNG, CSV, audit.md, index.md, index.json; created "
+                        "with its parents)")
     p.add_argument("--quick", action="store_true",
                    help="smaller grids, same methods (about 13 s on 2 cores)")
     p.add_argument("--only", default=None,
                    help="comma-separated figure names (see --list; 'audit' is the report)")
     p.add_argument("--list", action="store_true",
-                   help="list the figure names with one sentence each, and exit")
+                   help="list the figure names (those of --only, if given) with one sentence "
+                        "each, and exit")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bars on stderr")
     p.add_argument("--json", action="store_true", help="print one JSON object")

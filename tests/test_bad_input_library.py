@@ -132,3 +132,93 @@ def test_ggkpv_calibration_budget_at_subnormal_delta_is_not_one():
 
     base = ggkpv_parameters(n=64, B=7, rho=1)
     assert largest_rho(base, 5e-324) > 100  # 1/delta overflowed: the budget was rho <= 1
+
+
+# ------------------------------------------------------------------ composition
+@pytest.mark.parametrize("scale", [1e-300, 1e-10, 0.009, 0.0])
+@pytest.mark.parametrize("family", ["GaussianNoise", "LaplaceNoise"])
+def test_noise_multiplier_below_its_declared_domain_is_a_parameter_error(family, scale):
+    from accountant.composition import interop
+    from accountant.composition.noise import NoisePair
+
+    with pytest.raises(ParameterError, match=r"noise_multiplier=.* is outside \[0.01, inf\)"):
+        getattr(interop, family)(scale)
+    with pytest.raises(ParameterError, match=r"scale=.* is outside \[0.01, inf\)"):
+        NoisePair("gaussian" if family == "GaussianNoise" else "laplace", scale)
+
+
+def test_noise_multiplier_at_the_domain_edge_composes_analytically():
+    from accountant.composition import Accountant
+    from accountant.composition.interop import GaussianNoise
+    from accountant.composition.noise import gaussian_epsilon
+
+    b = Accountant().compose(GaussianNoise(0.01), 10).get_epsilon(1e-6, method="analytic")
+    # substitute: mu = 2 / 0.01 per round, sqrt(10) rounds
+    assert float(b.upper) >= gaussian_epsilon(200.0 * math.sqrt(10.0), 1e-6)[0] > 2e5
+
+
+def _cli(argv, capsys):
+    from accountant.cli.main import main
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, [ln for ln in err.splitlines() if ln.strip()], caught
+
+
+def test_compose_analytic_with_a_non_gaussian_mechanism_exits_2(capsys):
+    code, _, err, _ = _cli(["compose", "--mechanism", "ldp --n 100 --epsilon0 1", "--rounds",
+                            "10", "--method", "analytic", "--at-delta", "1e-6"], capsys)
+    assert code == 2 and len(err) == 1 and "--method analytic does not apply" in err[0]
+    assert "Gaussian" in err[0]
+    code, out, err, _ = _cli(["compose", "--mechanism", "gaussian --noise-multiplier 2",
+                              "--rounds", "10", "--method", "analytic", "--at-delta", "1e-6",
+                              "--json"], capsys)
+    assert code == 0 and not err
+
+
+@pytest.mark.parametrize("scale", ["1e-300", "1e-10"])
+def test_compose_tiny_noise_multiplier_is_one_line(capsys, scale):
+    code, _, err, caught = _cli(["compose", "--mechanism", f"gaussian --noise-multiplier {scale}",
+                                 "--rounds", "10", "--at-delta", "1e-6"], capsys)
+    assert code == 2 and len(err) == 1 and "noise_multiplier" in err[0] and not caught
+
+
+# ------------------------------------------------------------------ figures' --out, --only
+@pytest.fixture
+def afile(tmp_path):
+    f = tmp_path / "afile.json"
+    f.write_text("{}")
+    return f
+
+
+def test_audit_out_refuses_empty_directory_and_below_a_file(capsys, tmp_path, afile):
+    for out, words in [("", "is empty"), (str(tmp_path), "is a directory"),
+                       (str(afile / "x.md"), "is a file, not a directory")]:
+        start = time.perf_counter()
+        code, _, err, _ = _cli(["audit", "gkm", "--quick", "--out", out], capsys)
+        assert code == 2 and len(err) == 1 and "--out=" in err[0] and words in err[0], err
+        assert time.perf_counter() - start < 2  # refused before the audit runs
+
+
+def test_audit_out_creates_missing_parent_directories(capsys, tmp_path):
+    target = tmp_path / "new" / "dir" / "audit.md"
+    code, _, _, _ = _cli(["audit", "gkm", "--quick", "--out", str(target), "--json"], capsys)
+    assert code == 0 and target.read_text().startswith("# Audit")
+
+
+@pytest.mark.parametrize("flags", [["--only", "abc"], ["--only", ""], ["--only", ","],
+                                   ["--out", ""], ["--out", "{afile}"],
+                                   ["--out", "{afile}/below"]])
+def test_reproduce_list_checks_only_and_out(capsys, afile, flags):
+    argv = ["reproduce", "--list", *[f.format(afile=afile) for f in flags]]
+    code, _, err, _ = _cli(argv, capsys)
+    assert code == 2 and len(err) == 1 and flags[0] in err[0], err
+
+
+def test_reproduce_list_with_only_lists_those(capsys):
+    import json
+
+    code, out, _, _ = _cli(["reproduce", "--list", "--only", "gkm,audit", "--json"], capsys)
+    assert code == 0 and [r["name"] for r in json.loads(out)["figures"]] == ["gkm", "audit"]

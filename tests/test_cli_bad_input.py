@@ -188,11 +188,7 @@ def test_extreme_values_cover_every_leaf_and_integer_flags_get_a_fraction():
 
 # Contradictory or incomplete flag sets of the sweep; the ones whose cause lies outside the
 # command line's own files are expected to fail until their owners fix them.
-_KNOWN_OUTSIDE = {
-    "compose --mechanism 'ldp --n 100 --epsilon0 1' --rounds 10 --method analytic "
-    "--at-delta 1e-6": "compose route choice reports inf instead of refusing analytic",
-    "reproduce --only abc --list": "figures/reproduce.py: --list ignores --only",
-}
+_KNOWN_OUTSIDE: dict[str, str] = {}
 
 
 with tempfile.TemporaryDirectory() as _tmp:
@@ -252,10 +248,6 @@ def test_the_sweep_classifies_outcomes():
 # Failures of the subprocess sweep whose causes lie outside the command line's own files
 # (each reported with a reproducer to its owner): (substrings that all occur in the argv).
 _SWEEP_OUTSIDE = [
-    ("audit ", "--out="),  # figures/audit_report.py: --out '' / a directory / under a file
-    ("reproduce ",),  # figures/reproduce.py: --list ignores --only and --out
-    ("gaussian --noise-multiplier 1e-300",),  # composition: OverflowError
-    ("--method analytic",),  # composition route choice: inf instead of refusing
     ("dp bc-hist", "--p=1e-300"),  # protocols/balcer_cheu/views.py:488 RuntimeWarning
     ("dp ldp", "--epsilon0=1e-300"),  # pairs/clones.py RuntimeWarning
     ("girgis-refined", "--epsilon0=1e-300"),  # bounds/girgis_2021.py NaN + RuntimeWarning

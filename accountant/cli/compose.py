@@ -179,7 +179,8 @@ def compose(specs: list[str], *, rounds: int | Sequence[int], delta: float | Non
         end, the scope, and a caveat when heuristic values are listed.
 
     Raises:
-        ParameterError: a bad parameter or spec.
+        ParameterError: a bad parameter or spec, or method "analytic" with a mechanism
+            it does not compose (anything but unsampled Gaussian events, or one Laplace run).
     """
     if relation not in RELATIONS:
         raise ParameterError(f"relation={relation!r} is outside {{{', '.join(RELATIONS)}}}")
@@ -215,6 +216,12 @@ def compose(specs: list[str], *, rounds: int | Sequence[int], delta: float | Non
         accountant.compose(event, count)
     report = accountant.report(delta=delta, epsilon=epsilon, method=method,
                                discretization=discretization)
+    if method == "analytic" and not any("result" in e for e in report.entries):
+        # asked for a route that does not apply: a contradictory flag set, not an answer
+        # of epsilon = inf
+        why = "; ".join(str(e.get("skipped", "no value")) for e in report.entries)
+        raise ParameterError(f"--method analytic does not apply to these --mechanism "
+                             f"specs ({why}); use --method pld, rdp, kov or all")
     quantity = report.quantity
     body: dict[str, Any] = {
         "params": {"mechanisms": list(specs),

@@ -23,9 +23,10 @@ from typing import Any
 
 import numpy as np
 
+from accountant.composition.noise import NOISE_MULTIPLIER
 from accountant.composition.pld import LossPmf
 from accountant.composition.rdp import RdpCurve
-from accountant.domains import DELTA, Interval
+from accountant.domains import DELTA
 from accountant.errors import ParameterError
 from accountant.numeric import rounding
 
@@ -56,8 +57,8 @@ class EpsilonDelta:
             raise ParameterError(f"delta={self.delta!r} is outside [0, 1)")
 
 
-# the noise scale over the sensitivity, declared once for both noise events
-_NOISE_MULTIPLIER = Interval("noise_multiplier", 0.0, math.inf, closed="neither")
+# the noise scale over the sensitivity, declared once for both noise events (and NoisePair)
+_NOISE_MULTIPLIER = NOISE_MULTIPLIER
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +67,7 @@ class GaussianNoise:
     (dp_accounting's `GaussianDpEvent`).
 
     Attributes:
-        noise_multiplier: sigma over the sensitivity, > 0.
+        noise_multiplier: sigma over the sensitivity, in [0.01, inf) (`NOISE_MULTIPLIER`).
     """
 
     noise_multiplier: float
@@ -81,7 +82,7 @@ class LaplaceNoise:
     `LaplaceDpEvent`).
 
     Attributes:
-        noise_multiplier: b over the sensitivity, > 0.
+        noise_multiplier: b over the sensitivity, in [0.01, inf) (`NOISE_MULTIPLIER`).
     """
 
     noise_multiplier: float

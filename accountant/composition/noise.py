@@ -39,15 +39,25 @@ from scipy import special
 
 from accountant.composition.pld import LossPmf, grid_index, pmf_from_entries
 from accountant.composition.rdp import DEFAULT_ORDERS, RdpCurve
-from accountant.domains import DELTA, EPSILON
+from accountant.domains import DELTA, EPSILON, Interval
 from accountant.errors import ParameterError, PrecisionError
 from accountant.numeric import rounding
 from accountant.result import Source
 
-__all__ = ["NoisePair", "FAMILIES", "SPECIAL_RELATIVE", "gaussian_delta", "gaussian_epsilon",
-           "noise_rdp_curve", "sensitivity_factor", "analytic_source"]
+__all__ = ["NoisePair", "FAMILIES", "NOISE_MULTIPLIER", "SPECIAL_RELATIVE", "gaussian_delta",
+           "gaussian_epsilon", "noise_rdp_curve", "sensitivity_factor", "analytic_source"]
 
 FAMILIES = ("gaussian", "laplace")
+# The noise scale over the sensitivity, declared once for NoisePair and the ledger's
+# GaussianNoise / LaplaceNoise. Below 0.01 one round is no privacy worth accounting (a
+# Gaussian round's epsilon(1e-6) is above 5e3, a Laplace round's above 100), while the
+# certified routes' work grows like 1/scale^2: the PLD grid (minutes and GBs at 0.01; at
+# 1e-10 the float error model of a cell's mass overflows, at 1e-154 the analytic route's
+# mu^2 does) and the RDP route's conversion of curves that large.
+NOISE_MULTIPLIER = Interval("noise_multiplier", 0.01, math.inf, closed="left",
+                            note="below 0.01 a round's epsilon exceeds 100 (Laplace) or "
+                                 "5e3 (Gaussian at delta=1e-6) and the certified routes' work "
+                                 "grows like 1/noise_multiplier^2")
 # Assumed relative accuracy of scipy.special.log_ndtr (cephes-based; measured against
 # 40-digit mpmath in tests/composition/test_noise.py at about 1e-16).
 SPECIAL_RELATIVE = 1e-14
@@ -85,7 +95,8 @@ class NoisePair:
 
     Attributes:
         family: "gaussian" or "laplace".
-        scale: sigma or b over the sensitivity (dp_accounting's noise_multiplier), > 0.
+        scale: sigma or b over the sensitivity (dp_accounting's noise_multiplier), in
+            NOISE_MULTIPLIER = [0.01, inf).
         sampling_rate: Poisson sampling rate q in (0, 1].
         relation: "add-remove" (orders remove and add) or "substitute" (one symmetric pair).
     """
@@ -98,8 +109,9 @@ class NoisePair:
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
             raise ParameterError(f"family={self.family!r} is outside {set(FAMILIES)}")
-        if not (isinstance(self.scale, int | float) and 0 < self.scale < math.inf):
-            raise ParameterError(f"noise scale={self.scale!r} is outside (0, inf)")
+        if not isinstance(self.scale, int | float):
+            raise ParameterError(f"noise scale={self.scale!r} is not a number")
+        NOISE_MULTIPLIER.named("scale").check(self.scale)
         if not 0 < self.sampling_rate <= 1:
             raise ParameterError(f"sampling_rate={self.sampling_rate!r} is outside (0, 1]")
         sensitivity_factor(self.relation)
