@@ -222,3 +222,48 @@ def test_reproduce_list_with_only_lists_those(capsys):
 
     code, out, _, _ = _cli(["reproduce", "--list", "--only", "gkm,audit", "--json"], capsys)
     assert code == 0 and [r["name"] for r in json.loads(out)["figures"]] == ["gkm", "audit"]
+
+
+# ------------------------------------------------------------------ tiny epsilon0, tiny p
+@pytest.mark.parametrize("epsilon0", [1e-300, 1e-17, 5e-324])
+def test_ldp_at_tiny_epsilon0_answers_without_warnings(epsilon0):
+    from accountant import LDP
+
+    b = LDP(n=100, epsilon0=epsilon0).epsilon_for_delta(1e-6)
+    assert 0.0 <= float(b.upper) <= 1e-12  # epsilon(delta) <= epsilon0-ish, never NaN
+
+
+def test_clones_terms_at_equal_float_weights_have_no_positive_part():
+    import numpy as np
+
+    from accountant.pairs.clones import fmt_clones, hockey_stick_terms
+
+    pair = fmt_clones(n=100, epsilon0=1e-300)  # w = w' = 1/2 in float
+    lower, upper = hockey_stick_terms(pair, np.arange(0, 100), 1.0 + 1e-9)
+    assert np.all(np.isfinite(upper)) and np.all(upper <= 1e-12) and np.all(lower == 0)
+
+
+@pytest.mark.parametrize("epsilon0", [1e-300, 1e-17, 5e-324])
+@pytest.mark.parametrize("alpha", [2, 3, 2.5])
+def test_girgis_refined_at_tiny_epsilon0_is_a_tiny_positive_upper_bound(epsilon0, alpha):
+    from accountant.bounds import girgis_2021
+
+    r = girgis_2021.rdp_upper_refined(alpha=alpha, epsilon0=epsilon0, n=10000)
+    assert r.kind is Kind.UPPER and 0 < float(r) <= 1e-30
+
+
+def test_girgis_refined_keeps_its_second_order_term_below_thm1():
+    from accountant.bounds import girgis_2021
+
+    # the single-user excess B1 - 1 ~ eps^2 (alpha = 2) was log(0) = -inf below eps ~ 1e-30
+    refined = girgis_2021.rdp_upper_refined(alpha=2, epsilon0=1e-100, n=10000)
+    thm1 = girgis_2021.rdp_upper_thm1(alpha=2, epsilon0=1e-100, n=10000)
+    assert 1e-215 < float(refined) <= float(thm1)
+
+
+def test_bc_hist_pld_at_tiny_p_has_no_nan_error_term():
+    from accountant.protocols.balcer_cheu import hist_parameters
+    from accountant.protocols.balcer_cheu.views import hist_delta_pld
+
+    r = hist_delta_pld(hist_parameters(n=10000, d=3, p=1e-300), 1.0)
+    assert r.kind is Kind.UPPER and float(r) <= 1.0 + 1e-9 and r.error_budget == r.error_budget

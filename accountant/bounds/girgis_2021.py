@@ -345,6 +345,31 @@ def _single_user_log(*, alpha: int, epsilon0: float) -> mpmath.mpf:
             - mpmath.log1p(mpmath.exp(eps)))
 
 
+def _single_user_excess_log(*, alpha: int, epsilon0: float) -> mpmath.mpf:
+    """log(B1 - 1), B1 the single-user moment of `_single_user_log`, without cancellation.
+
+    B1 - 1 = (expm1(alpha eps) + expm1((1-alpha) eps) - expm1(eps)) / (1 + e^eps) ~
+    alpha (alpha-1) eps^2 / 2: the first-order terms cancel, losing about log10(1/eps)
+    digits, so the working precision grows by that much (log(expm1(log B1)) at 60 digits
+    was log(0) = -inf below eps ~ 1e-30, and the bound NaN).
+    """
+    extra = max(0, math.ceil(-math.log10(epsilon0))) + 10
+    with mpmath.workdps(_DIGITS + extra):
+        eps = mpmath.mpf(epsilon0)
+        excess = (mpmath.expm1(alpha * eps) + mpmath.expm1((1 - alpha) * eps)
+                  - mpmath.expm1(eps)) / (1 + mpmath.exp(eps))
+        return +mpmath.log(excess)
+
+
+def _log_sinh(x: float, scale: float = 1.0) -> float:
+    """log(2 sinh(x / 2)) (scale 0.5) or log(sinh(x)) (scale 1) for x > 0, not below it:
+    sinh underflows to 0 below 1e-308 (and x / 2 to 0 at 5e-324)."""
+    if x > 1e-8:
+        return math.log(math.sinh(x * scale) / scale)
+    # sinh(s x) / s = x (1 + y), y <= (s x)^2 / 6 (1 + x^2), and log(1 + y) <= y
+    return math.log(x) + (scale * x) ** 2 / 6.0 * (1.0 + x * x)
+
+
 def rdp_upper_refined(*, alpha: float, epsilon0: float, n: int) -> Result:
     """Theorem 4's reduction evaluated exactly: always <= Theorem 1
     (docs/girgis-2021.md#theorem-4-and-the-refined-bound).
@@ -394,8 +419,7 @@ def rdp_upper_refined(*, alpha: float, epsilon0: float, n: int) -> Result:
 def _refined_integer(*, alpha: int, epsilon0: float, n: int) -> mpmath.mpf:
     """(1/(alpha-1)) log E_m[A_{m+1}] rounded outward, as an mpf (see rdp_upper_refined)."""
     with mpmath.workdps(_DIGITS):
-        log_b1_minus_1 = mpmath.log(mpmath.expm1(_single_user_log(alpha=alpha,
-                                                                   epsilon0=epsilon0)))
+        log_b1_minus_1 = _single_user_excess_log(alpha=alpha, epsilon0=epsilon0)
         trials = n - 1
         if trials == 0:  # one user: no clones, the single-user bound is exact
             return mpmath.log1p(mpmath.exp(log_b1_minus_1)) / (alpha - 1)
@@ -408,10 +432,19 @@ def _refined_integer(*, alpha: int, epsilon0: float, n: int) -> mpmath.mpf:
         lo = max(0, math.ceil(mu * (1.0 - d_low)))
         hi = min(trials, math.floor(mu * (1.0 + d_up)))
         m = np.arange(lo, hi + 1, dtype=float)
-        log_w = binomial_logpmf(m, trials, p)
-        # Each weight rounded up: the log-PMF's own error, plus the effect of p = e^-eps0
-        # being rounded to float (d log w/dp = (m - mu)/(p(1-p)), |dp| <= 2^-53 p).
-        log_w = log_w + log_pmf_error(log_w) + np.abs(m - mu) * 2.0**-52 / (1.0 - p)
+        if p == 1.0:
+            # eps0 < 2^-53: e^-eps0 rounds to 1, so 1 - p is 0 and the first-order model
+            # below divides by it (0 * inf = NaN at m = mu). The window's mass is <= 1 and
+            # A_{m+1} is nonincreasing in m (Lemma 8): the window contributes at most
+            # A_{lo+1}, i.e. one term of weight 1 at m = lo.
+            m = m[:1]
+            log_w = np.zeros(1)
+        else:
+            log_w = binomial_logpmf(m, trials, p)
+            # Each weight rounded up: the log-PMF's own error, plus the effect of
+            # p = e^-eps0 being rounded to float (d log w/dp = (m - mu)/(p(1-p)),
+            # |dp| <= 2^-53 p).
+            log_w = log_w + log_pmf_error(log_w) + np.abs(m - mu) * 2.0**-52 / (1.0 - p)
         if m.size > _BLOCKS:
             # A_{m+1} is nonincreasing in m (Lemma 8), so on a block of consecutive m the
             # value at the block's first m bounds every term: sum_block w A <= w(block) A_start.
@@ -446,8 +479,8 @@ def _log_thm5_excess(*, alpha: int, epsilon0: float, k: np.ndarray) -> np.ndarra
     sum of a few numbers each within a few ulps; 1e-12 (1 + |log term|) covers their error.
     """
     eps = epsilon0
-    log_chi = 2.0 * math.log(2.0 * math.sinh(eps / 2.0))
-    log_v = math.log(2.0) + 2.0 * math.log(math.sinh(eps))
+    log_chi = 2.0 * _log_sinh(eps, 0.5)
+    log_v = math.log(2.0) + 2.0 * _log_sinh(eps)
     log_k = np.log(k)
     rows = [math.log(math.comb(alpha, 2)) + log_chi - log_k]
     for j in range(3, alpha + 1):

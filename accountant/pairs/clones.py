@@ -230,8 +230,18 @@ def _terms(pair: ClonePair, cs: np.ndarray, gamma: float,
     if gamma * w1 >= w + a_err:
         return lower, upper, np.zeros(cs.shape)
     cf = cs.astype(float)
-    xstar = (gamma * w - w1) * (cf + 1.0) / ((w - w1) * (1.0 + gamma))
-    t = np.clip(np.floor(xstar).astype(np.int64) + 1, 1, cs + 1)
+    if w > w1:
+        # (w - w') may be tiny (eps0 ~ 1e-15): the quotient then overflows to +inf, which
+        # is the threshold it stands for (beyond every count)
+        with np.errstate(over="ignore"):
+            xstar = (gamma * w - w1) * (cf + 1.0) / ((w - w1) * (1.0 + gamma))
+    else:
+        # w = w' in float (eps0 below ~1e-16): no outcome has P_c > gamma Q_c, the
+        # threshold lies beyond every count (it was 0/0 or x/0, then a NaN cast to int)
+        xstar = np.full(cf.shape, np.inf)
+    # the threshold is clipped to the counts' range before the cast to int, which is
+    # undefined for inf and beyond 2^63
+    t = np.clip(np.floor(np.minimum(xstar, cf)).astype(np.int64) + 1, 1, cs + 1)
     a_coef = w - gamma * w1
     b_coef = (gamma - 1.0) * (w + w1)
     log_b_prev = half_logpmf(t - 1, cs)

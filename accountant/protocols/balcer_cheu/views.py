@@ -473,8 +473,12 @@ def _pld_delta(params: BalcerCheuParameters, epsilon: float, tail: float,
     j = np.searchsorted(-lbs, -t, side="left")
     with np.errstate(over="ignore", invalid="ignore"):
         et = np.exp(np.where(np.isfinite(t), t, -np.inf))
-        inner = np.where(np.isposinf(la), a_cum[-1], a_cum[j] - et * b_cum[j])
-        gross = np.where(np.isposinf(la), a_cum[-1], a_cum[j] + et * b_cum[j])
+        # e^t B_2(t): B_2 is exactly 0 when no outcome lies above t (j = 0), also where
+        # e^t overflowed (inf * 0 was NaN, and a RuntimeWarning in `per` below); an
+        # overflowed e^t times a positive B_2 stays +inf (inner 0, error +inf: safe)
+        etb = np.where(j == 0, 0.0, et * b_cum[j])
+        inner = np.where(np.isposinf(la), a_cum[-1], a_cum[j] - etb)
+        gross = np.where(np.isposinf(la), a_cum[-1], a_cum[j] + etb)
     inner = np.maximum(inner, 0.0)
     nominal = float(np.sum(pa * inner))
     # First-order error bound, generous: the cumulative sums ((j + 4) u relative), the
@@ -485,7 +489,7 @@ def _pld_delta(params: BalcerCheuParameters, epsilon: float, tail: float,
     lerr = float(np.max(le1)) + 4 * UNIT_ROUNDOFF
     eb_max = float(np.max(eb))
     steps = (j + 4) * UNIT_ROUNDOFF
-    per = pa * (gross * (steps + 2 * (ea + eb_max) + 2 * lerr) + et * b_cum[j] * 2 * lerr)
+    per = pa * (gross * (steps + 2 * (ea + eb_max) + 2 * lerr) + etb * 2 * lerr)
     err = float(np.sum(per)) * (1 + 1e-6) + nominal * pa.size * UNIT_ROUNDOFF
     return nominal, err + 2 * float(np.sum(tails))
 
