@@ -51,7 +51,7 @@ import numpy as np
 from accountant import divergence
 from accountant.distributions import binomial_window
 from accountant.domains import DELTA, EPSILON, N_USERS, Interval
-from accountant.errors import ParameterError
+from accountant.errors import ParameterError, PrecisionError
 from accountant.numeric.rounding import UNIT_ROUNDOFF, sum_relative_error
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
 from accountant.pmf import PMF
@@ -663,7 +663,9 @@ def _event_pair(params: CountMinParameters) -> ViewPair:
 
 def _infinite(r: Result, what: str) -> Bracket:
     if r.kind is not Kind.EXACT or math.isfinite(float(r)):
-        raise AssertionError(f"expected an exact +inf from {r.method}")  # proof in docs
+        # the event pair's zero is exact, so this would be a bug of the divergence functions
+        raise PrecisionError(f"{_NAME}.{what}: expected an exact +inf from {r.method} on "
+                             f"the event pair, got {r.kind} {float(r)!r}")
     out = r.with_(direction=Direction.MAX, method=f"{_NAME}.{what} <- {r.method} "
                   f"[P||Q is +inf, hence so is the maximum over both orders; "
                   f"{COUNTMIN_INFINITE_REASON}]", source=_source())
