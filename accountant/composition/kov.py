@@ -38,7 +38,10 @@ from accountant.view import ViewPair
 
 __all__ = ["delta_kov", "epsilon_kov", "epsilon_drv", "delta_drv", "kov_view_pair"]
 
-_ROUNDS = Interval("rounds", 1, math.inf, closed="left", integer=True)
+# counts are multiplied into floats (T mu^2, T times an RDP curve): beyond 1e12 the
+# products lose the float error model, and 10**400 raised OverflowError
+_ROUNDS = Interval("rounds", 1, 1e12, closed="both", integer=True,
+                   note="counts are multiplied into floats")
 _DELTA0 = Interval("delta", 0.0, 1.0, closed="left")
 _KOV = Source(citation="Kairouz, Oh, Viswanath, ICML 2015", locator="Theorem 3.3 "
     "(docs/conversions.md#optimal-composition)")

@@ -48,7 +48,10 @@ DEFAULT_ORDERS: tuple[float, ...] = tuple(sorted(
     | {float(a) for a in range(4, 65)}
     | {80.0, 96.0, 128.0, 192.0, 256.0, math.inf}))
 
-ROUNDS = Interval("rounds", 1, math.inf, closed="left", integer=True)
+# counts are multiplied into floats (T mu^2, T times an RDP curve): beyond 1e12 the
+# products lose the float error model, and 10**400 raised OverflowError
+ROUNDS = Interval("rounds", 1, 1e12, closed="both", integer=True,
+                  note="counts are multiplied into floats")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
