@@ -12,7 +12,7 @@ def test_unknown_figure_name_exits_2_with_one_line(capsys, tmp_path):
     code = main(["reproduce", "--only", "no-such-figure", "--out", str(tmp_path)])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2
-    assert len(err) == 1 and "only=no-such-figure names no figure" in err[0]
+    assert len(err) == 1 and "no-such-figure names no figure" in err[0]
 
 
 def test_argparse_errors_exit_2(capsys):

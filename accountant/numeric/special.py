@@ -131,10 +131,14 @@ def bd0(x: np.ndarray, m: np.ndarray, diff: np.ndarray | None = None) -> np.ndar
     if near.all():  # the bulk of a distribution: skip the masked copies
         return _bd0_series(x, m, d)
     out = np.empty(x.shape)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         far = ~near
         xf, mf, df = x[far], m[far], d[far]
-        out[far] = np.where(xf > 0, xf * np.log(xf / mf), 0.0) - df
+        # x/m overflows for a subnormal mean (m = 1e-320, x = 1): the ratio's log is then
+        # the difference of the logs, finite, instead of log(inf) (it leaked a warning)
+        ratio = xf / mf
+        lr = np.where(np.isfinite(ratio), np.log(ratio), np.log(xf) - np.log(mf))
+        out[far] = np.where(xf > 0, xf * lr, 0.0) - df
     out[near] = _bd0_series(x[near], m[near], d[near])
     return out
 

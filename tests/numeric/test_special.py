@@ -70,3 +70,22 @@ def test_two_product_is_error_free(a, b):
     hi, lo = two_product(np.array(a), b)
     with mpmath.workdps(60):
         assert mpmath.mpf(float(hi)) + mpmath.mpf(float(lo)) == mpmath.mpf(a) * mpmath.mpf(b)
+
+
+def test_bd0_with_a_subnormal_mean_is_finite_and_right():
+    """x/m overflowed for m = 1e-320 (a RuntimeWarning and bd0 = inf, i.e. probability 0
+    where it is about 1e-320): x log(x/m) - (x - m) from mpmath at 50 digits."""
+    import warnings
+
+    import mpmath
+    import numpy as np
+
+    from accountant.numeric.special import bd0
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = bd0(np.array([1.0, 3.0]), np.array([1e-320, 1e-320]))
+    with mpmath.workdps(50):
+        m = mpmath.mpf(1e-320)
+        want = [float(x * mpmath.log(x / m) - (x - m)) for x in (mpmath.mpf(1), mpmath.mpf(3))]
+    assert np.allclose(got, want, rtol=1e-13, atol=0)
