@@ -56,3 +56,16 @@ def test_pair_values_say_what_they_bound(capsys):
     assert "not a bound on the mechanism" in body["epsilon_blanket_lower"]["note"]
     assert body["epsilon"]["scope"] == "mechanism" and body["epsilon"]["kind"] == "upper"
     assert body["epsilon_special"]["scope"] == "pair"
+
+
+def test_table_rounds_each_end_toward_its_safe_side(capsys):
+    """The table prints six digits: a lower end of 39.9999999999998 printed as "40" (to
+    nearest) read like the upper end; lower ends now round down, upper ends up."""
+    from accountant.cli.main import _fmt
+
+    assert main(["rdp", "ldp", "--n", "12", "--epsilon0", "40", "--orders", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "value=39.9999, kind=lower" in out and "value=40, kind=upper" in out
+    assert _fmt(1.2345678e-7, "upper") == "1.23457e-07"
+    assert _fmt(1.2345678e-7, "lower") == "1.23456e-07"
+    assert _fmt(1.2345678e-7, "exact") == "1.23457e-07"

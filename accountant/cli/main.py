@@ -19,6 +19,7 @@ import sys
 import textwrap
 import threading
 from collections.abc import Iterator, Sequence
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any
 
 from accountant import __version__
@@ -241,12 +242,13 @@ def _print_table(out: dict[str, Any], width: int = 100) -> None:
             continue
         if isinstance(value, dict) and "value" in value:
             extra = f" ({value.get('kind')}, {value.get('direction', '')})".replace(", )", ")")
-            emit(f"{key:<16} {_fmt(value['value'])}{extra}", "  ")
+            emit(f"{key:<16} {_fmt(value['value'], value.get('kind'))}{extra}", "  ")
         elif isinstance(value, list) and value and isinstance(value[0], dict):
             print(f"  {key}:")
             for item in value:
-                emit(", ".join(f"{k}={_fmt(v)}" for k, v in item.items()
-                               if k not in ("method", "source")), "    ")
+                emit(", ".join(f"{k}={_fmt(v, item.get('kind') if k == 'value' else None)}"
+                               for k, v in item.items() if k not in ("method", "source")),
+                     "    ")
         elif isinstance(value, dict):
             emit(f"{key:<16} " + ", ".join(f"{k}={_fmt(v)}" for k, v in value.items()
                                            if k not in ("method", "source")), "  ")
@@ -254,8 +256,17 @@ def _print_table(out: dict[str, Any], width: int = 100) -> None:
             emit(f"{key:<16} {_fmt(value)}", "  ")
 
 
-def _fmt(v: Any) -> str:
+def _fmt(v: Any, kind: str | None = None) -> str:
     if isinstance(v, float):
+        if kind in ("upper", "lower") and math.isfinite(v) and v != 0:
+            # six digits rounded toward the bound's safe side: a lower end of
+            # 39.9999999999998 printed as "40" read like the upper end
+            d = Decimal(v)
+            step = Decimal(1).scaleb(d.adjusted() - 5)
+            d = d.quantize(step, rounding=ROUND_CEILING if kind == "upper" else ROUND_FLOOR)
+            mant, _, exp = f"{d:.6g}".partition("e")
+            mant = mant.rstrip("0").rstrip(".") if "." in mant else mant
+            return mant + (f"e{int(exp):+03d}" if exp else "")
         return f"{v:.6g}"
     if isinstance(v, dict):
         return "{" + ", ".join(f"{k}={_fmt(x)}" for k, x in v.items()
