@@ -479,7 +479,8 @@ def _inversion(losses: np.ndarray, probs: np.ndarray, infinity: float, delta: fl
     ok = (a > delta) & (b > 0)
     if not np.any(ok):
         return 0.0
-    return max(0.0, float(np.max(np.log((a[ok] - delta) / b[ok]))))
+    # a difference of logs: the ratio overflowed when b was subnormal (a leaked warning)
+    return max(0.0, float(np.max(np.log(a[ok] - delta) - np.log(b[ok]))))
 
 
 # ------------------------------------------------------------------ public composition
