@@ -768,9 +768,11 @@ def renyi_curve(pair: ClonePair, *, alphas: list[float], blocks: int = 64,
     hi_start, lo_end = hi_pts[:, :-1], lo_pts[:, 1:]
     shrink = 1 / (1 + PMF_RELATIVE_ERROR + 4 * UNIT_ROUNDOFF * (ends - starts + 1))
     m = f"pairs.clones.renyi_divergence({pair.description.get('pair')})"
-    log_mass = count_block_log_masses(pair.others, pair.clone_probability, starts, ends) \
-        if pair.clone_probability < 1 else np.zeros(1)
     under = masses == 0  # blocks whose linear mass underflowed: only their logs are kept
+    needs_logs = under.any() or bool(np.isnan(hi_start).any() or np.isnan(lo_end).any())
+    # a second pass over the window, only when a block underflowed or a moment is huge
+    log_mass = (count_block_log_masses(pair.others, pair.clone_probability, starts, ends)
+                if pair.clone_probability < 1 else np.zeros(1)) if needs_logs else None
     out = []
     for i, a in enumerate(al):
         a1 = a - 1.0
