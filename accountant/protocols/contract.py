@@ -16,6 +16,7 @@ from __future__ import annotations
 import abc
 import functools
 import math
+import numbers
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -178,9 +179,9 @@ def _stamp_one(fn: Callable[..., Bracket]) -> Callable[..., Bracket]:
 def _stamp_orders(fn: Callable[..., list[Bracket]]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def stamped(self: Mechanism, orders: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(orders, Sequence | set) or hasattr(orders, "__array__"):
-            return [b.for_mechanism() for b in fn(self, list(orders), *args, **kwargs)]
-        return fn(self, [orders], *args, **kwargs)[0].for_mechanism()
+        if isinstance(orders, numbers.Real):  # one order (numpy scalars included)
+            return fn(self, [orders], *args, **kwargs)[0].for_mechanism()
+        return [b.for_mechanism() for b in fn(self, list(orders), *args, **kwargs)]
     return stamped
 
 
