@@ -77,12 +77,9 @@ SPARSE_ORDERS = (1.1, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0
 _LARGE_VIEW = 200_000
 
 
-def dominating_source(dominating: DominatingPair | None) -> Any:
-    """A pair the PLD engine composes that dominates every neighbouring pair.
-
-    The contract's pair itself (a `ViewPair` or a clones-family pair), or for k-RR's
-    N-revealing blanket pair the k-RR blanket pair of `accountant.pairs.clones`, which
-    reveals more (docs/single-message.md#blanket-pairs-for-k-rr) and so dominates it too.
+def dominating_source(dominating: DominatingPair[Any] | None) -> ViewPair | ClonePair | None:
+    """A pair the PLD engine composes that dominates every neighbouring pair: the contract's
+    `DominatingPair.composable` (typed; no dispatch on attributes).
 
     Args:
         dominating: `Mechanism.dominating_pair()`.
@@ -90,14 +87,7 @@ def dominating_source(dominating: DominatingPair | None) -> Any:
     Returns:
         A `ViewPair`, a `ClonePair`, or None.
     """
-    if dominating is None:
-        return None
-    pair = dominating.pair
-    if isinstance(pair, ViewPair | ClonePair):
-        return pair
-    if all(hasattr(pair, a) for a in ("n", "epsilon0", "k", "blanket_probability")):
-        return clones.blanket_k_rr(n=pair.n, epsilon0=pair.epsilon0, k=pair.k)
-    return None
+    return None if dominating is None else dominating.composable
 
 
 @dataclass

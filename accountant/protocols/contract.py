@@ -20,16 +20,20 @@ import numbers
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
+from accountant.pairs.clones import ClonePair
 from accountant.result import Bracket
 from accountant.view import ViewPair
 
 __all__ = ["Mechanism", "DominatingPair", "brackets_by_order"]
 
 
+P = TypeVar("P")
+
+
 @dataclass(frozen=True, slots=True)
-class DominatingPair:
+class DominatingPair(Generic[P]):
     """A pair of which every neighbouring pair's view is a post-processing.
 
     Attributes:
@@ -37,11 +41,19 @@ class DominatingPair:
             `accountant.pairs.ClonePair` or `k_rr.BlanketCountPair`).
         name: what it is, e.g. "clones pair (Feldman-McMillan-Talwar 2021)".
         proof: where the argument is written (a docs/ section).
+        composable: the pair the PLD engine composes: `pair` itself when it is a ViewPair or
+            a ClonePair, else one that reveals more and so dominates it too (k-RR's
+            N-revealing pair is composed as the k-RR blanket ClonePair), or None.
     """
 
-    pair: Any
+    pair: P
     name: str
     proof: str
+    composable: ViewPair | ClonePair | None = None
+
+    def __post_init__(self) -> None:
+        if self.composable is None and isinstance(self.pair, ViewPair | ClonePair):
+            object.__setattr__(self, "composable", self.pair)
 
 
 class Mechanism(abc.ABC):

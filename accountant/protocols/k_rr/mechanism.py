@@ -113,7 +113,11 @@ class KRR(Mechanism):
         return DominatingPair(pair=blanket_count_pair(n=self.n, epsilon0=self.epsilon0,
                                                       k=self.k),
                               name="k-RR blanket pair revealing only the blanket count N",
-                              proof="docs/single-message.md")
+                              proof="docs/single-message.md",
+                              # it reveals more, so it dominates too
+                              # (docs/single-message.md#blanket-pairs-for-k-rr)
+                              composable=clones.blanket_k_rr(n=self.n, epsilon0=self.epsilon0,
+                                                             k=self.k))
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
         """epsilon(delta) over every dataset, maximum over both orders (`k_rr.epsilon_for_delta`).
