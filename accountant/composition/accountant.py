@@ -62,7 +62,6 @@ from accountant.composition.subsampled import RELATIONS, SubsampledPair
 from accountant.domains import DELTA, EPSILON
 from accountant.errors import AccountantError, ParameterError, PrecisionError
 from accountant.numeric import rounding
-from accountant.pairs import clones
 from accountant.pairs.clones import ClonePair
 from accountant.protocols.contract import DominatingPair, Mechanism
 from accountant.result import Bracket, Direction, Kind, Result, Scope
