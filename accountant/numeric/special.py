@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = [
     "stirlerr",
@@ -68,7 +69,7 @@ def stirlerr(n: np.ndarray) -> np.ndarray:
     ns = n[small]
     # math.lgamma (C library, a few ulps) instead of scipy.special.gammaln: importing
     # scipy.special costs ~0.25 s of every command-line call
-    out[small] = (_LGAMMA(ns + 1.0).astype(float) - (ns + 0.5) * np.log(ns) + ns
+    out[small] = (np.asarray(_LGAMMA(ns + 1.0), dtype=float) - (ns + 0.5) * np.log(ns) + ns
                   - _LOG_SQRT_2PI)
     # Stirling series, with as many terms as each range needs (masks, not nested np.where,
     # so that each element pays for its own branch only)
@@ -110,7 +111,7 @@ def two_product(a: np.ndarray, b: float) -> tuple[np.ndarray, np.ndarray]:
     return hi, lo
 
 
-def bd0(x: np.ndarray, m: np.ndarray, diff: np.ndarray | None = None) -> np.ndarray:
+def bd0(x: npt.ArrayLike, m: npt.ArrayLike, diff: npt.ArrayLike | None = None) -> np.ndarray:
     """x log(x/m) + m - x, computed without cancellation (Loader 2000), for x >= 0, m > 0.
 
     `diff`, if given, is x - m computed more accurately than x - fl(m) (the rounding of
