@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeAlias
 
 import mpmath
 
@@ -21,7 +21,7 @@ from accountant.numeric.mp import to_mpf
 
 __all__ = ["Bracket", "Kind", "Direction", "Scope", "Source", "Result", "tightest", "Value"]
 
-Value = float | Fraction | mpmath.mpf
+Value: TypeAlias = float | Fraction | mpmath.mpf
 
 
 class Kind(StrEnum):
