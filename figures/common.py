@@ -1,10 +1,11 @@
-"""What every figure script shares: its spec, CSV writing, and a non-interactive plot style."""
+"""What every figure script shares: its spec, CSV writing, a non-interactive plot style and
+the tail that writes a figure's PNG (legend and caption laid out) beside its CSV."""
 
 from __future__ import annotations
 
 import csv
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -15,8 +16,8 @@ from tqdm import tqdm
 matplotlib.use("Agg")  # figures are files; no display on CI machines
 import matplotlib.pyplot as plt  # noqa: E402
 
-__all__ = ["FigureSpec", "write_csv", "read_csv", "new_figure", "save_figure", "track",
-           "set_progress", "legend_and_caption"]
+__all__ = ["FigureSpec", "FigureFiles", "Drawing", "write_csv", "read_csv", "new_figure",
+           "save_figure", "track", "set_progress", "legend_and_caption"]
 
 T = TypeVar("T")
 # progress bars are shown only while `reproduce` runs with progress on (never in tests or
@@ -144,6 +145,63 @@ def legend_and_caption(fig: Any, axes: Sequence[Any], caption: str = "", *,
     if lines:
         fig.text(0.5, 0.995, "\n".join(lines), ha="center", va="top", fontsize=fontsize)
     fig.tight_layout(rect=(0, legend_h, 1, 1 - caption_h))
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """A drawn figure waiting for its legend, its caption and its file.
+
+    Attributes:
+        fig: the matplotlib figure.
+        axes: the panels whose labels go into the one legend (the visible ones).
+        caption: the text written above the panels.
+    """
+
+    fig: Any
+    axes: Sequence[Any]
+    caption: str
+
+
+@dataclass(frozen=True)
+class FigureFiles:
+    """The two files every figure writes, its PNG and the CSV of the drawn data under one
+    stem, with a sentence each on what to see in them (for index.md).
+
+    Attributes:
+        stem: the file name without its extension, shared by the PNG and the CSV.
+        see_png: what to see in the PNG.
+        see_csv: what the CSV holds.
+    """
+
+    stem: str
+    see_png: str
+    see_csv: str
+
+    @property
+    def see(self) -> tuple[tuple[str, str], ...]:
+        """(file name, sentence) pairs of both files, as FigureSpec.see takes them."""
+        return ((f"{self.stem}.png", self.see_png), (f"{self.stem}.csv", self.see_csv))
+
+    def write(self, out_dir: Path, drawing: Drawing, *, header: Sequence[str],
+              rows: Sequence[Mapping[str, Any]], comments: Sequence[str] = ()) -> list[Path]:
+        """The tail of every figure: the rows as out_dir/stem.csv and the drawing, with one
+        legend below its panels and its caption above them, as out_dir/stem.png.
+
+        Args:
+            out_dir: the output directory (created).
+            drawing: the figure, its panels and its caption.
+            header: the CSV's columns, keys of every row, in order.
+            rows: one mapping per point.
+            comments: the CSV's "# ..." lines (see write_csv).
+
+        Returns:
+            [the PNG's path, the CSV's path].
+        """
+        csv_path = write_csv(out_dir / f"{self.stem}.csv", header,
+                             [[row[h] for h in header] for row in rows], comments)
+        legend_and_caption(drawing.fig, drawing.axes, drawing.caption)
+        png = save_figure(drawing.fig, out_dir / f"{self.stem}.png", layout=False)
+        return [png, csv_path]
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:

@@ -26,7 +26,7 @@ import numpy as np
 
 from accountant.protocols.balcer_cheu import zsum_epsilon_bracket, zsum_parameters
 from accountant.protocols.balcer_cheu.audit import AUDIT_GRID, audit_table
-from figures.common import FigureSpec, legend_and_caption, new_figure, save_figure, write_csv
+from figures.common import Drawing, FigureFiles, FigureSpec, new_figure, write_csv
 
 __all__ = ["FIGURE", "DELTA", "TARGETS", "audit_rows", "curve_rows", "minimum_n", "run"]
 
@@ -75,7 +75,7 @@ def curve_rows(targets=TARGETS, *, delta: float = DELTA, points: int = 12) -> li
     return rows
 
 
-def _plot(rows, path: Path) -> Path:
+def _plot(rows) -> Drawing:
     deltas = sorted({r["delta"] for r in rows}, reverse=True)
     fig, axes = new_figure(len(deltas), width=4.6, height=3.6)
     for ax, delta in zip(axes, deltas, strict=True):
@@ -93,10 +93,17 @@ def _plot(rows, path: Path) -> Path:
         ax.grid(True, alpha=0.3, which="both")
     last = [r for r in rows if r["n"] == max(x["n"] for x in rows)]
     worst = max(r["epsilon_exact_upper"] / r["epsilon_target"] for r in last)
-    legend_and_caption(fig, axes, "Balcer-Cheu Thm 3.1(i): exact epsilon of zsum (certified) "
-                       "against the claimed eps; the claim holds everywhere, loose by a "
-                       f"factor >= {1 / worst:.3g} at n = {last[0]['n']:g}")
-    return save_figure(fig, path, layout=False)
+    return Drawing(fig, axes, "Balcer-Cheu Thm 3.1(i): exact epsilon of zsum (certified) "
+                   "against the claimed eps; the claim holds everywhere, loose by a "
+                   f"factor >= {1 / worst:.3g} at n = {last[0]['n']:g}")
+
+
+FILES = FigureFiles(
+    "balcer_cheu_2020_zsum_vs_n",
+    see_png="exact epsilon (solid) sits 5-10x below each claimed eps (dotted) and levels off in n "
+            "(Poisson limit), for both deltas",
+    see_csv="exact epsilon bracket per (target eps, delta, n); lower <= upper <= target in every "
+            "row")
 
 
 def run(out_dir: Path, quick: bool) -> list[Path]:
@@ -109,14 +116,12 @@ def run(out_dir: Path, quick: bool) -> list[Path]:
          "computed_upper/lower: certified bracket (nan where the audit gives one end only); "
          "looseness = claimed / computed_upper; not applicable = n < 100 log(2/delta)/eps^2"])
     rows = [r for delta in DELTAS for r in curve_rows(delta=delta, points=4 if quick else 10)]
-    header = list(rows[0])
-    curve_path = write_csv(
-        out_dir / "balcer_cheu_2020_zsum_vs_n.csv", header,
-        [[r[h] for h in header] for r in rows],
-        ["Balcer-Cheu zsum: exact epsilon(delta) bracket vs n, p = 1 - 50 log(2/delta)/"
-         "(eps^2 n) from the target (our parameter choice; the paper has no figure)"])
-    png = _plot(rows, out_dir / "balcer_cheu_2020_zsum_vs_n.png")
-    return [png, curve_path, audit_path]
+    curve = FILES.write(
+        out_dir, _plot(rows), header=list(rows[0]), rows=rows,
+        comments=["Balcer-Cheu zsum: exact epsilon(delta) bracket vs n, p = 1 - 50 "
+                  "log(2/delta)/(eps^2 n) from the target (our parameter choice; the paper has "
+                  "no figure)"])
+    return [*curve, audit_path]
 
 
 FIGURE = FigureSpec(
@@ -124,9 +129,6 @@ FIGURE = FigureSpec(
     what="audit table (claimed vs exact eps, looseness) for zsum/hist; exact zsum eps(delta) "
          "vs n against the paper's eps",
     run=run,
-    see=(("balcer_cheu_2020_zsum_vs_n.png", "exact epsilon (solid) sits 5-10x below each "
-          "claimed eps (dotted) and levels off in n (Poisson limit), for both deltas"),
-         ("balcer_cheu_2020_zsum_vs_n.csv", "exact epsilon bracket per (target eps, delta, n); "
-          "lower <= upper <= target in every row"),
+    see=(*FILES.see,
          ("balcer_cheu_2020_audit.csv", "the audit grid: claimed vs exact epsilon, verdict and "
           "looseness for zsum and hist")))

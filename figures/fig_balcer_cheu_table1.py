@@ -31,14 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from accountant.protocols.balcer_cheu import hist_parameters
-from figures.common import (
-    FigureSpec,
-    legend_and_caption,
-    new_figure,
-    save_figure,
-    track,
-    write_csv,
-)
+from figures.common import Drawing, FigureFiles, FigureSpec, new_figure, track
 from verify.samplers.balcer_cheu import hist_fast
 
 __all__ = ["FIGURE", "HEADER", "N", "EPSILON", "DELTA", "compute", "run"]
@@ -150,7 +143,7 @@ def compute(ds: tuple[int, ...] = DS, *, trials: int = 20, n: int = N,
     return rows
 
 
-def _plot(rows: list[dict[str, float]], path: Path) -> Path:
+def _plot(rows: list[dict[str, float]]) -> Drawing:
     fig, axes = new_figure(1, width=6.0, height=4.2)
     ax = axes[0]
     for (model, marker), color in zip((("local k-RR", "o"), ("shuffled hist (this paper)", "s"),
@@ -168,11 +161,17 @@ def _plot(rows: list[dict[str, float]], path: Path) -> Path:
     ax.set_title(f"n={rows[0]['n']:g}, eps={rows[0]['epsilon']:g}, "
                  f"delta={rows[0]['delta']:g}, {rows[0]['trials']} seeded trials", fontsize=9)
     ax.grid(True, alpha=0.3, which="both")
-    legend_and_caption(fig, axes, "Balcer-Cheu Table 1, measured: local error grows with d; "
-                       "the shuffled histogram's stays below its threshold 1-p for every d "
-                       "(zero bins are exact, bins under n(1-p) users read 0); central is "
-                       "lowest. Error bars: sd over trials.")
-    return save_figure(fig, path, layout=False)
+    return Drawing(fig, axes, "Balcer-Cheu Table 1, measured: local error grows with d; "
+                   "the shuffled histogram's stays below its threshold 1-p for every d "
+                   "(zero bins are exact, bins under n(1-p) users read 0); central is "
+                   "lowest. Error bars: sd over trials.")
+
+
+FILES = FigureFiles(
+    "balcer_cheu_2020_table1",
+    see_png="the local curve rises with d, the shuffled histogram stays flat, the central one is "
+            "lowest: Table 1's separation, measured",
+    see_csv="mean and sd of the simultaneous error per (model, d); seeded")
 
 
 def run(out_dir: Path, quick: bool) -> list[Path]:
@@ -186,15 +185,13 @@ def run(out_dir: Path, quick: bool) -> list[Path]:
         The files written.
     """
     rows = compute(QUICK_DS, trials=5) if quick else compute()
-    csv_path = write_csv(
-        out_dir / "balcer_cheu_2020_table1.csv", HEADER, [[r[h] for h in HEADER] for r in rows],
-        ["Balcer-Cheu ITC 2020 Table 1 measured: simultaneous error of normalised "
-         "frequencies (mean and sd over seeded trials)",
-         "local: k-RR at epsilon; shuffled: hist_fast with the paper's p for (eps/2, delta/2) "
-         "(Thm 3.2(i): (eps, delta)-DP); central: DLap(eps/2) per bin (eps-DP)",
-         f"dataset: n/2 users at value 1, rest even; seed {SEED}; parameters ours"])
-    png = _plot(rows, out_dir / "balcer_cheu_2020_table1.png")
-    return [png, csv_path]
+    return FILES.write(
+        out_dir, _plot(rows), header=HEADER, rows=rows,
+        comments=["Balcer-Cheu ITC 2020 Table 1 measured: simultaneous error of normalised "
+                  "frequencies (mean and sd over seeded trials)",
+                  "local: k-RR at epsilon; shuffled: hist_fast with the paper's p for (eps/2, "
+                  "delta/2) (Thm 3.2(i): (eps, delta)-DP); central: DLap(eps/2) per bin (eps-DP)",
+                  f"dataset: n/2 users at value 1, rest even; seed {SEED}; parameters ours"])
 
 
 FIGURE = FigureSpec(
@@ -202,7 +199,4 @@ FIGURE = FigureSpec(
     what="Table 1 measured: simultaneous histogram error vs domain size d for local k-RR, "
          "the shuffled histogram and central discrete Laplace at one (eps, delta)",
     run=run,
-    see=(("balcer_cheu_2020_table1.png", "the local curve rises with d, the shuffled "
-          "histogram stays flat, the central one is lowest: Table 1's separation, measured"),
-         ("balcer_cheu_2020_table1.csv", "mean and sd of the simultaneous error per (model, "
-          "d); seeded")))
+    see=FILES.see)

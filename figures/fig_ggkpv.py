@@ -31,13 +31,7 @@ from typing import Any
 
 from matplotlib import ticker
 
-from figures.common import (
-    FigureSpec,
-    legend_and_caption,
-    new_figure,
-    save_figure,
-    write_csv,
-)
+from figures.common import Drawing, FigureFiles, FigureSpec, new_figure
 from verify.ggkpv_separation import HEADER, PROTOCOLS, run_separation
 
 __all__ = ["FIGURE", "QUICK", "run"]
@@ -48,7 +42,7 @@ _MARKERS = ("o", "s", "^", "D")
 _LINES = ("-", "--", ":", "-.")
 
 
-def _plot(rows: list[dict[str, Any]], path: Path) -> Path:
+def _plot(rows: list[dict[str, Any]]) -> Drawing:
     fig, axes = new_figure(2, nrows=2, width=5.0, height=3.8)
     ax_max, ax_rms, ax_heavy, ax_bits = axes
     ns = sorted({r["n"] for r in rows})
@@ -100,7 +94,7 @@ def _plot(rows: list[dict[str, Any]], path: Path) -> Path:
     ax_heavy.set_ylabel("count error")
     ax_bits.set_ylabel("bits")
     r0 = rows[0]
-    legend_and_caption(
+    return Drawing(
         fig, axes,
         f"GGKPV separation at one certified (eps, delta) = ({r0['epsilon']:g}, "
         f"{r0['delta']:g}), {r0['trials']} seeded trials. Markers: simulated (bars: sd over "
@@ -108,7 +102,19 @@ def _plot(rows: list[dict[str, Any]], path: Path) -> Path:
         "(a) the expected max of B independent normal errors, a reference). Multi-message "
         "per-value error is flat in B and n, its max grows like the max of B noisy "
         "estimates; k-RR's heavy-value error grows with B; unary's is flat in B, grows with n.")
-    return save_figure(fig, path, layout=False)
+
+
+FILES = FigureFiles(
+    "ggkpv_separation",
+    see_png="at the same certified (1, 1e-6) the multi-message Hadamard response's per-value RMS "
+            "error is flat in B and n (b), so its max over the B values grows only as the max of B "
+            "independent errors of that size must (a, lines; about sqrt(2 ln B) sds for large B); "
+            "k-RR's error on the heavy value grows with B (c) and drives its max, while its light "
+            "values' error does not grow (b); unary encoding's per-value error is flat in B but "
+            "3-4x larger and grows with n; the price is more bits per user (d)",
+    see_csv="per (protocol, n, B): certified epsilon, rho or epsilon0, simulated max, per-value "
+            "RMS and heavy-value errors beside their closed forms, bits and messages per user, "
+            "query time")
 
 
 def run(out_dir: Path, quick: bool) -> list[Path]:
@@ -122,22 +128,20 @@ def run(out_dir: Path, quick: bool) -> list[Path]:
         The files written.
     """
     rows = run_separation(**(QUICK if quick else {}))
-    csv_path = write_csv(
-        out_dir / "ggkpv_separation.csv", HEADER, [[r[h] for h in HEADER] for r in rows],
-        ["GGKPV separation at one certified (epsilon, delta); rho = least certified "
-         "(protocols.ggkpv.calibrate), epsilon0 = largest certified (k-RR: blanket pair; "
-         "unary encoding: clones pair); certified_epsilon is an upper bound",
-         "dataset: n//2 users on value 1 (the heavy value), the rest spread evenly over 2..B; "
-         "errors simulated (seeded); grid ours",
-         "max_error_mean/sd: max over the B values of |estimate - count|, mean/sd over "
-         "trials; max_error_indep_normal: E max of B independent normal errors with the exact "
-         "per-value sds (a reference, not a bound)",
-         "rms_error: sqrt of the mean over trials and the B values of the squared error, "
-         "rms_error_se its standard error over trials; heavy_value_rms_error (_se): the same "
-         "on value 1 alone; *_theory: closed forms from the exact variances "
-         "(verify.ggkpv_separation.estimator_variances)"])
-    png = _plot(rows, out_dir / "ggkpv_separation.png")
-    return [png, csv_path]
+    return FILES.write(
+        out_dir, _plot(rows), header=HEADER, rows=rows,
+        comments=["GGKPV separation at one certified (epsilon, delta); rho = least certified "
+                  "(protocols.ggkpv.calibrate), epsilon0 = largest certified (k-RR: blanket pair; "
+                  "unary encoding: clones pair); certified_epsilon is an upper bound",
+                  "dataset: n//2 users on value 1 (the heavy value), the rest spread evenly over "
+                  "2..B; errors simulated (seeded); grid ours",
+                  "max_error_mean/sd: max over the B values of |estimate - count|, mean/sd over "
+                  "trials; max_error_indep_normal: E max of B independent normal errors with the "
+                  "exact per-value sds (a reference, not a bound)",
+                  "rms_error: sqrt of the mean over trials and the B values of the squared error, "
+                  "rms_error_se its standard error over trials; heavy_value_rms_error (_se): the "
+                  "same on value 1 alone; *_theory: closed forms from the exact variances "
+                  "(verify.ggkpv_separation.estimator_variances)"])
 
 
 FIGURE = FigureSpec(
@@ -145,13 +149,4 @@ FIGURE = FigureSpec(
     what="max, per-value RMS and heavy-value count error and bits per user of multi-message "
          "Hadamard response vs k-RR and unary encoding at one certified (epsilon, delta)",
     run=run,
-    see=(("ggkpv_separation.png", "at the same certified (1, 1e-6) the multi-message "
-          "Hadamard response's per-value RMS error is flat in B and n (b), so its max over "
-          "the B values grows only as the max of B independent errors of that size must "
-          "(a, lines; about sqrt(2 ln B) sds for large B); k-RR's error on the heavy value "
-          "grows with B (c) and drives its max, while its light values' error does not "
-          "grow (b); unary encoding's per-value error is flat in B but 3-4x larger and "
-          "grows with n; the price is more bits per user (d)"),
-         ("ggkpv_separation.csv", "per (protocol, n, B): certified epsilon, rho or epsilon0, "
-          "simulated max, per-value RMS and heavy-value errors beside their closed forms, "
-          "bits and messages per user, query time")))
+    see=FILES.see)

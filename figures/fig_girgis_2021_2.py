@@ -25,7 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from accountant.bounds import erlingsson_2019, girgis_2021
-from figures.common import FigureSpec, legend_and_caption, new_figure, save_figure, write_csv
+from figures.common import Drawing, FigureFiles, FigureSpec, new_figure
 
 __all__ = ["FIGURE", "PANELS", "ORDERS", "COLUMNS", "compute", "run"]
 
@@ -59,7 +59,7 @@ def compute(panels=PANELS, orders=ORDERS) -> list[dict[str, float]]:
     return rows
 
 
-def _plot(rows: list[dict[str, float]], panels, path: Path) -> Path:
+def _plot(rows: list[dict[str, float]], panels) -> Drawing:
     ncols = min(3, len(panels))
     nrows = -(-len(panels) // ncols)
     fig, axes = new_figure(ncols, nrows=nrows, width=4.4, height=3.4)
@@ -83,11 +83,19 @@ def _plot(rows: list[dict[str, float]], panels, path: Path) -> Path:
     for ax in axes[::ncols]:
         ax.set_ylabel("RDP epsilon(lambda)")
     worse = sum(r["thm2_upper"] < r["thm1_upper"] for r in rows)
-    legend_and_caption(fig, axes[:len(panels)], f"Remark 4 says Theorem 1 is tighter than "
-                       f"Theorem 2 in all ranges of interest; here Theorem 2 is smaller at "
-                       f"{worse} of {len(rows)} points (mostly large n, small orders). "
-                       "Parameters ours (the seed text lost them).")
-    return save_figure(fig, path, layout=False)
+    return Drawing(fig, axes[:len(panels)], f"Remark 4 says Theorem 1 is tighter than "
+                   f"Theorem 2 in all ranges of interest; here Theorem 2 is smaller at "
+                   f"{worse} of {len(rows)} points (mostly large n, small orders). "
+                   "Parameters ours (the seed text lost them).")
+
+
+FILES = FigureFiles(
+    "girgis_2021_fig2",
+    see_png="Theorem 1 (circles) against Theorem 2 (squares): the caption counts the points where "
+            "Remark 4's ordering fails; the exact refined bound (dashed) and the reverse-order "
+            "lower bound (dash-dot) pinch the true RDP",
+    see_csv="one row per (n, eps0, lambda); max(thm3_lower, reverse_lower) <= refined_upper <= "
+            "thm1_upper in every row")
 
 
 def run(out_dir: Path, quick: bool) -> list[Path]:
@@ -101,10 +109,8 @@ def run(out_dir: Path, quick: bool) -> list[Path]:
         *(f"{k}: {label} [{kind}] = accountant.{fn.__module__.split('accountant.')[-1]}."
           f"{fn.__name__}" for k, (label, fn, kind) in COLUMNS.items()),
     ]
-    csv_path = write_csv(out_dir / "girgis_2021_fig2.csv", header,
-                         [[r[h] for h in header] for r in rows], comments)
-    png = _plot(rows, panels, out_dir / "girgis_2021_fig2.png")
-    return [png, csv_path]
+    return FILES.write(out_dir, _plot(rows, panels), header=header, rows=rows,
+                       comments=comments)
 
 
 FIGURE = FigureSpec(
@@ -112,8 +118,4 @@ FIGURE = FigureSpec(
     what="Fig. 2: RDP eps(lambda) vs lambda: Thm 1, Thm 2, eq. (10), refined Thm 4, "
          "Thm 3 and reverse-order binary-RR lower bounds",
     run=run,
-    see=(("girgis_2021_fig2.png", "Theorem 1 (circles) against Theorem 2 (squares): the "
-          "caption counts the points where Remark 4's ordering fails; the exact refined bound "
-          "(dashed) and the reverse-order lower bound (dash-dot) pinch the true RDP"),
-         ("girgis_2021_fig2.csv", "one row per (n, eps0, lambda); max(thm3_lower, "
-          "reverse_lower) <= refined_upper <= thm1_upper in every row")))
+    see=FILES.see)

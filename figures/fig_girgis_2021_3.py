@@ -39,14 +39,7 @@ from accountant.bounds import erlingsson_2019, feldman_2020, girgis_2021
 from accountant.composition import epsilon_cks
 from accountant.errors import RegimeError
 from figures import girgis_pipelines as gp
-from figures.common import (
-    FigureSpec,
-    legend_and_caption,
-    new_figure,
-    save_figure,
-    track,
-    write_csv,
-)
+from figures.common import Drawing, FigureFiles, FigureSpec, new_figure, track
 
 try:  # landing in parallel (see module docstring)
     from accountant.pairs import clones as clone_pair
@@ -132,7 +125,7 @@ def headline_note(rows: list[dict[str, float]]) -> str:
             + (f" (closed form {cf:.3g})." if not math.isnan(cf) else "."))
 
 
-def _plot(rows, panels, path: Path) -> Path:
+def _plot(rows, panels) -> Drawing:
     ncols = min(2, len(panels))
     fig, axes = new_figure(ncols, nrows=-(-len(panels) // ncols), width=5.2, height=3.8)
     styles = {"thm1_cks": "-o", "refined_cks": "--", "eq10_cks": ":^",
@@ -154,8 +147,16 @@ def _plot(rows, panels, path: Path) -> Path:
         ax.grid(True, alpha=0.3)
     for ax in axes[::ncols]:
         ax.set_ylabel("epsilon at delta (single round)")
-    legend_and_caption(fig, axes, headline_note(rows))
-    return save_figure(fig, path, layout=False)
+    return Drawing(fig, axes, headline_note(rows))
+
+
+FILES = FigureFiles(
+    "girgis_2021_fig3",
+    see_png="the numerical FMT20 curve (diamonds) lies below every RDP route and close above the "
+            "exact binary-RR lower bound (x): the paper's headline holds only against FMT's closed "
+            "form (dotted squares); note at the top",
+    see_csv="one row per (n, eps0); columns' kinds in the # header; binary_rr_lower <= every upper "
+            "column in every row")
 
 
 def run(out_dir: Path, quick: bool) -> list[Path]:
@@ -172,10 +173,8 @@ def run(out_dir: Path, quick: bool) -> list[Path]:
         + ("" if binary_rr is not None else "; accountant.protocols.binary_rr/clone_pair "
            "not available"),
     ]
-    csv_path = write_csv(out_dir / "girgis_2021_fig3.csv", header,
-                         [[r[h] for h in header] for r in rows], comments)
-    png = _plot(rows, panels, out_dir / "girgis_2021_fig3.png")
-    return [png, csv_path]
+    return FILES.write(out_dir, _plot(rows, panels), header=header, rows=rows,
+                       comments=comments)
 
 
 FIGURE = FigureSpec(
@@ -183,8 +182,4 @@ FIGURE = FigureSpec(
     what="Fig. 3: single-round eps(delta) vs eps0: Thm 1/refined/eq. (10) via Lemma 1, FMT20 "
          "closed form and clones pair, exact binary RR, paper's Thm 3 pipeline",
     run=run,
-    see=(("girgis_2021_fig3.png", "the numerical FMT20 curve (diamonds) lies below every RDP "
-          "route and close above the exact binary-RR lower bound (x): the paper's headline "
-          "holds only against FMT's closed form (dotted squares); note at the top"),
-         ("girgis_2021_fig3.csv", "one row per (n, eps0); columns' kinds in the # header; "
-          "binary_rr_lower <= every upper column in every row")))
+    see=FILES.see)

@@ -41,14 +41,7 @@ from accountant.bounds import erlingsson_2019, girgis_2021
 from accountant.composition import RdpCurve, compose_views, epsilon_cks, epsilon_kov
 from accountant.protocols.ldp import LDP
 from figures import girgis_pipelines as gp
-from figures.common import (
-    FigureSpec,
-    legend_and_caption,
-    new_figure,
-    save_figure,
-    track,
-    write_csv,
-)
+from figures.common import Drawing, FigureFiles, FigureSpec, new_figure, track
 
 try:  # landing in parallel
     from accountant.pairs import clones as clone_pair
@@ -174,7 +167,7 @@ def headline_note(rows: list[dict[str, float]]) -> str:
             "FMT20: " + "; ".join(parts) + ".")
 
 
-def _plot(rows, panels, path: Path) -> Path:
+def _plot(rows, panels) -> Drawing:
     ncols = min(3, len(panels))
     fig, axes = new_figure(ncols, nrows=-(-len(panels) // ncols), width=4.6, height=3.8)
     for ax in axes[len(panels):]:
@@ -199,8 +192,15 @@ def _plot(rows, panels, path: Path) -> Path:
         ax.grid(True, alpha=0.3)
     for ax in axes[::ncols]:
         ax.set_ylabel("total epsilon at delta")
-    legend_and_caption(fig, axes[:len(panels)], headline_note(rows))
-    return save_figure(fig, path, layout=False)
+    return Drawing(fig, axes[:len(panels)], headline_note(rows))
+
+
+FILES = FigureFiles(
+    "girgis_2021_fig4",
+    see_png="numerical FMT20 + KOV15 (solid squares) is below the Thm 1 RDP route at T = 1 for "
+            "eps0 = 2 and above it for many rounds, as the paper says; the closed-form baseline "
+            "(dotted squares) would hide this; note at the top",
+    see_csv="one row per (n, eps0, T); binary_rr_pld_lower <= every upper column in every row")
 
 
 def run(out_dir: Path, quick: bool) -> list[Path]:
@@ -218,10 +218,8 @@ def run(out_dir: Path, quick: bool) -> list[Path]:
         "nan: not computed in this mode (clones pair: full mode only; binary-RR PLD lower "
         f"bound: T <= {PLD_MAX_ROUNDS} only)",
     ]
-    csv_path = write_csv(out_dir / "girgis_2021_fig4.csv", header,
-                         [[r[h] for h in header] for r in rows], comments)
-    png = _plot(rows, panels, out_dir / "girgis_2021_fig4.png")
-    return [png, csv_path]
+    return FILES.write(out_dir, _plot(rows, panels), header=header, rows=rows,
+                       comments=comments)
 
 
 FIGURE = FigureSpec(
@@ -229,8 +227,4 @@ FIGURE = FigureSpec(
     what="Fig. 4: eps after T rounds vs T: Thm 1/refined/eq. (10) RDP composed via Lemma 1, "
          "FMT20 + KOV15, clones-pair RDP, paper's Thm 3 pipeline",
     run=run,
-    see=(("girgis_2021_fig4.png", "numerical FMT20 + KOV15 (solid squares) is below the Thm 1 "
-          "RDP route at T = 1 for eps0 = 2 and above it for many rounds, as the paper says; "
-          "the closed-form baseline (dotted squares) would hide this; note at the top"),
-         ("girgis_2021_fig4.csv", "one row per (n, eps0, T); binary_rr_pld_lower <= every "
-          "upper column in every row")))
+    see=FILES.see)

@@ -34,7 +34,7 @@ from accountant.composition import epsilon_cks, poisson_subsampled
 from accountant.composition.pld import compose_views
 from accountant.protocols.ldp import LDP
 from figures import girgis_pipelines as gp
-from figures.common import FigureSpec, legend_and_caption, new_figure, save_figure, write_csv
+from figures.common import Drawing, FigureFiles, FigureSpec, new_figure
 
 __all__ = ["FIGURE", "DELTA", "PANELS", "ROUNDS", "LOWER_ROUNDS", "COLUMNS", "MAX_ORDER",
            "compute", "certified_lower", "run"]
@@ -109,7 +109,7 @@ def compute(panels=PANELS, rounds=ROUNDS, *, delta: float = DELTA,
     return rows
 
 
-def _plot(rows, panels, path: Path) -> Path:
+def _plot(rows, panels) -> Drawing:
     fig, axes = new_figure(len(panels), width=4.6, height=3.8)
     styles = {"thm1_zw19": "-o", "refined_zw19": "--", "fmt_lqs12_kov": "-s",
               "lower_binary_rr": "k:^"}
@@ -128,8 +128,7 @@ def _plot(rows, panels, path: Path) -> Path:
         ax.set_xlabel("rounds T")
         ax.grid(True, alpha=0.3)
     axes[0].set_ylabel("total epsilon")
-    legend_and_caption(fig, axes, headline_note(rows))
-    return save_figure(fig, path, layout=False)
+    return Drawing(fig, axes, headline_note(rows))
 
 
 def headline_note(rows: list[dict[str, float]]) -> str:
@@ -158,6 +157,15 @@ def headline_note(rows: list[dict[str, float]]) -> str:
             + "; ".join(parts) + ".")
 
 
+FILES = FigureFiles(
+    "girgis_2021_fig5",
+    see_png="the heuristic Thm 1 + ZW19 curves against FMT20 + LQS12 + KOV15 with subsampling, "
+            "above a certified lower curve (dotted black: no eps0-LDP randomizer does better); the "
+            "note at the top gives the ratios at the largest T (the paper's factor did not survive "
+            "in the seed text)",
+    see_csv="one row per (n, eps0, g, T); the ZW19 columns are heuristic, not bounds")
+
+
 def run(out_dir: Path, quick: bool) -> list[Path]:
     panels = QUICK_PANELS if quick else PANELS
     rows = compute(panels, QUICK_ROUNDS if quick else ROUNDS,
@@ -176,10 +184,8 @@ def run(out_dir: Path, quick: bool) -> list[Path]:
         "sampling at g, optimistic PLD of T rounds (a lower bound on the worst eps0-LDP "
         "randomizer); NaN where not computed",
     ]
-    csv_path = write_csv(out_dir / "girgis_2021_fig5.csv", header,
-                         [[r[h] for h in header] for r in rows], comments)
-    png = _plot(rows, panels, out_dir / "girgis_2021_fig5.png")
-    return [png, csv_path]
+    return FILES.write(out_dir, _plot(rows, panels), header=header, rows=rows,
+                       comments=comments)
 
 
 FIGURE = FigureSpec(
@@ -187,9 +193,4 @@ FIGURE = FigureSpec(
     what="Fig. 5: Poisson subsampling: Thm 1/refined RDP + ZW19 (heuristic pipeline) vs "
          "FMT20 + LQS12 + KOV15, eps vs T",
     run=run,
-    see=(("girgis_2021_fig5.png", "the heuristic Thm 1 + ZW19 curves against FMT20 + LQS12 + "
-          "KOV15 with subsampling, above a certified lower curve (dotted black: no eps0-LDP "
-          "randomizer does better); the note at the top gives the ratios at the largest T "
-          "(the paper's factor did not survive in the seed text)"),
-         ("girgis_2021_fig5.csv", "one row per (n, eps0, g, T); the ZW19 columns are "
-          "heuristic, not bounds")))
+    see=FILES.see)

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from accountant.errors import RegimeError
 from accountant.protocols import gkm
-from figures.common import FigureSpec, legend_and_caption, new_figure, save_figure, write_csv
+from figures.common import Drawing, FigureFiles, FigureSpec, new_figure
 
 __all__ = ["FIGURE", "NS", "EPSILONS", "RHO", "HEADER", "compute", "run"]
 
@@ -67,7 +67,7 @@ def compute(ns=NS, epsilons=EPSILONS, rho: float = RHO) -> list[dict[str, object
     return rows
 
 
-def _plot(rows, path: Path) -> Path:
+def _plot(rows) -> Drawing:
     fig, axes = new_figure(2, width=4.8, height=3.6)
     # the MSE ratio does not depend on n (q n does not), so the n series coincide: the first
     # n is drawn with large hollow markers, the second with small filled ones on top
@@ -105,21 +105,26 @@ def _plot(rows, path: Path) -> Path:
             "large hollow markers n=1e4, small filled n=1e6. Printed q violates the claim at "
             + (", ".join(f"eps={e:g}" for e in sorted({r['epsilon'] for r in bad})) or "no eps")
             + "; corrected q holds everywhere.")
-    legend_and_caption(fig, axes, note)
-    return save_figure(fig, path, layout=False)
+    return Drawing(fig, axes, note)
+
+
+FILES = FigureFiles(
+    "gkm_theorem6",
+    see_png="left: the printed q (red) crosses above the claimed 1+rho at small eps, the corrected "
+            "q (blue) stays near 1; right: exact messages per user above the printed Lemma 12 "
+            "terms by lam/n",
+    see_csv="Theorem 6 parameters per (n, eps, q choice), exact MSE, claim and expected messages")
 
 
 def run(out_dir: Path, quick: bool) -> list[Path]:
     rows = compute()  # closed forms only: quick mode is the same table
-    csv_path = write_csv(
-        out_dir / "gkm_theorem6.csv", HEADER, [[r[h] for h in HEADER] for r in rows],
-        ["GKM pure-DP counting, Theorem 6 parameters (printed q and corrected q, "
-         "docs/gkm.md#utility-and-cost); "
-         "messages by the corrected Lemma 12; exact all-ones MSE (Lemma 11) vs (1+rho) "
-         "Var(DLap(eps)); parameter grid chosen by us",
-         "nan row: q >= 1, Theorem 6 does not apply"])
-    png = _plot(rows, out_dir / "gkm_theorem6.png")
-    return [png, csv_path]
+    return FILES.write(
+        out_dir, _plot(rows), header=HEADER, rows=rows,
+        comments=["GKM pure-DP counting, Theorem 6 parameters (printed q and corrected q, "
+                  "docs/gkm.md#utility-and-cost); "
+                  "messages by the corrected Lemma 12; exact all-ones MSE (Lemma 11) vs (1+rho) "
+                  "Var(DLap(eps)); parameter grid chosen by us",
+                  "nan row: q >= 1, Theorem 6 does not apply"])
 
 
 FIGURE = FigureSpec(
@@ -127,8 +132,4 @@ FIGURE = FigureSpec(
     what="Theorem 6 parameters, expected messages (corrected Lemma 12), exact MSE vs the "
          "claim for the printed and the corrected q",
     run=run,
-    see=(("gkm_theorem6.png", "left: the printed q (red) crosses above the claimed 1+rho "
-          "at small eps, the corrected q (blue) stays near 1; right: exact messages per user "
-          "above the printed Lemma 12 terms by lam/n"),
-         ("gkm_theorem6.csv", "Theorem 6 parameters per (n, eps, q choice), exact MSE, claim "
-          "and expected messages")))
+    see=FILES.see)
