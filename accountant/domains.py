@@ -6,11 +6,14 @@ draw valid inputs from `EPSILON0.strategy()`, so the checks and the tests cannot
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, Generic, ParamSpec, TypeVar
 
 import mpmath
 
@@ -28,6 +31,10 @@ __all__ = [
     "N_PAIR",
     "POSITIVE",
     "NONNEGATIVE",
+    "ALPHABET",
+    "Checked",
+    "checked",
+    "finite_orders",
 ]
 
 _BRACKETS = {"both": "[]", "neither": "()", "left": "[)", "right": "(]"}
@@ -183,3 +190,78 @@ N_PAIR = Interval("n", 2, 1e10, closed="both", integer=True,
 ALPHA = Interval("alpha", 1.0, math.inf, closed="right")
 POSITIVE = Interval("value", 0.0, math.inf, closed="neither")
 NONNEGATIVE = Interval("value", 0.0, math.inf, closed="left")
+# alphabet sizes (k-RR's k): at least two symbols
+ALPHABET = Interval("k", 2, 1e10, closed="both", integer=True,
+                    note="k-RR needs k >= 2 symbols")
+
+def finite_orders(alphas: Any) -> None:
+    """Validate Renyi orders for a curve: each in (1, inf), inf refused (a pair's
+    max-divergence has its own call).
+
+    Args:
+        alphas: an iterable of orders.
+
+    Raises:
+        ParameterError: an order outside (1, inf], or an infinite one.
+    """
+    for a in alphas:
+        ALPHA.check(a)
+        if a == math.inf:
+            raise ParameterError("alpha=inf: a curve takes finite orders; the max-divergence "
+                                 "has its own call (max_divergence, or renyi_divergence at inf)")
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class Checked(Generic[P, R]):
+    """A public function whose arguments are validated against declared domains.
+
+    Calling it checks the named arguments (an argument left at a default of None is not
+    checked) and runs the function; `unchecked` is the function itself, for the library's
+    own callers whose values were validated once already (a family's record): a parameter is
+    validated where it enters, never again beneath (docs/families.md#validated-once).
+
+    Attributes:
+        unchecked: the function without the checks.
+        domains: argument name -> its Interval, or a function raising ParameterError (for
+            an argument such as a list of orders that no single Interval describes).
+    """
+
+    def __init__(self, fn: Callable[P, R],
+                 domains: dict[str, Interval | Callable[[Any], object]]) -> None:
+        self.unchecked = fn
+        self.domains = domains
+        self._signature = inspect.signature(fn)
+        unknown = set(domains) - set(self._signature.parameters)
+        if unknown:
+            raise TypeError(f"{fn.__qualname__} has no argument(s) {sorted(unknown)}")
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        given = self._signature.bind(*args, **kwargs).arguments
+        for name, domain in self.domains.items():
+            if name in given and not (given[name] is None
+                                      and self._signature.parameters[name].default is None):
+                (domain.check if isinstance(domain, Interval) else domain)(given[name])
+        return self.unchecked(*args, **kwargs)
+
+    def __reduce__(self) -> str:
+        # pickled by reference, as the plain function was (process pools in sweeps)
+        return self.unchecked.__qualname__
+
+
+def checked(**domains: Interval | Callable[[Any], object],
+            ) -> Callable[[Callable[P, R]], Checked[P, R]]:
+    """Declare the domains of a public function's arguments (see `Checked`).
+
+    Args:
+        **domains: argument name -> Interval (or a validating function).
+
+    Returns:
+        A decorator turning the function into a `Checked` one.
+    """
+    def wrap(fn: Callable[P, R]) -> Checked[P, R]:
+        return Checked(fn, domains)
+    return wrap

@@ -39,7 +39,16 @@ from typing import Any
 
 import numpy as np
 
-from accountant.domains import ALPHA, DELTA, EPSILON, EPSILON0, N_PAIR, N_USERS
+from accountant.domains import (
+    ALPHA,
+    ALPHABET,
+    DELTA,
+    EPSILON,
+    EPSILON0,
+    N_PAIR,
+    checked,
+    finite_orders,
+)
 from accountant.errors import ParameterError, PrecisionError
 from accountant.numeric.logspace import logsumexp
 from accountant.numeric.rounding import UNIT_ROUNDOFF
@@ -100,12 +109,7 @@ class ClonePair:
     description: Mapping[str, Any] = field(default_factory=dict)
 
 
-def _check(n: Any, epsilon0: Any) -> tuple[int, float]:
-    N_PAIR.check(n)
-    EPSILON0.check(epsilon0)
-    return int(n), float(epsilon0)
-
-
+@checked(n=N_PAIR, epsilon0=EPSILON0)
 def fmt_clones(*, n: int, epsilon0: float) -> ClonePair:
     """FMT20's clones pair (docs/clones-and-blankets.md#clones-pair): q = e^-eps0, w =
     e^eps0/(e^eps0+1), w* = 0.
@@ -123,7 +127,7 @@ def fmt_clones(*, n: int, epsilon0: float) -> ClonePair:
     Raises:
         ParameterError: n is not an integer >= 2, or epsilon0 is not > 0.
     """
-    n, epsilon0 = _check(n, epsilon0)
+    n, epsilon0 = int(n), float(epsilon0)
     w_prime = 1.0 / (math.exp(epsilon0) + 1.0) if epsilon0 < 700 else math.exp(-epsilon0)
     return ClonePair(others=n - 1, clone_probability=math.exp(-epsilon0), w=1.0 - w_prime,
                      w_prime=w_prime, w_star=0.0, epsilon0=epsilon0,
@@ -133,6 +137,7 @@ def fmt_clones(*, n: int, epsilon0: float) -> ClonePair:
                      description={"pair": "FMT clones", "n": n, "epsilon0": epsilon0})
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, k=ALPHABET)
 def blanket_k_rr(*, n: int, epsilon0: float, k: int) -> ClonePair:
     """The blanket pair of shuffled k-RR (docs/single-message.md#blanket-pairs-for-k-rr): q =
     2/(e^eps0+k-1), an UPPER bound
@@ -151,12 +156,7 @@ def blanket_k_rr(*, n: int, epsilon0: float, k: int) -> ClonePair:
         ParameterError: n is not an integer >= 2, epsilon0 is not > 0, or k is not an
             integer >= 2.
     """
-    n, epsilon0 = _check(n, epsilon0)
-    N_USERS.named("k").check(k)
-    if int(k) < 2:
-        raise ParameterError(f"k={k!r} is outside integers in [2, inf) (k-RR needs k >= 2 "
-                             "symbols)")
-    k = int(k)
+    n, epsilon0, k = int(n), float(epsilon0), int(k)
     e = math.exp(epsilon0)
     denom = e + k - 1
     return ClonePair(others=n - 1, clone_probability=2.0 / denom, w=e / denom,
@@ -481,6 +481,7 @@ def _crossing_estimate(pair: ClonePair, delta: float,
     return None
 
 
+@checked(epsilon=EPSILON)
 def delta_for_epsilon(pair: ClonePair, *, epsilon: float, tail: float = 1e-30,
                       blocks: int = 160) -> Bracket:
     """Certified bracket of H_{e^epsilon} of the pair (both orders are equal).
@@ -501,7 +502,6 @@ def delta_for_epsilon(pair: ClonePair, *, epsilon: float, tail: float = 1e-30,
     Raises:
         ParameterError: epsilon < 0 (or NaN).
     """
-    EPSILON.check(epsilon)
     lo, hi, _ = _delta_pair(pair, math.exp(epsilon), tail, blocks)
     m = f"pairs.clones.delta_for_epsilon({pair.description.get('pair')})"
     mk = lambda v, kind: Result(quantity="delta", value=v, kind=kind,  # noqa: E731
@@ -510,6 +510,7 @@ def delta_for_epsilon(pair: ClonePair, *, epsilon: float, tail: float = 1e-30,
     return Bracket(lower=mk(lo, Kind.LOWER), upper=mk(hi, Kind.UPPER))
 
 
+@checked(delta=DELTA)
 def epsilon_for_delta(pair: ClonePair, *, delta: float, blocks: int = 160,
                       relative_tolerance: float = 1e-6) -> Bracket:
     """Certified bracket of the pair's epsilon(delta): Bracket(lower, upper).
@@ -536,7 +537,6 @@ def epsilon_for_delta(pair: ClonePair, *, delta: float, blocks: int = 160,
     Raises:
         ParameterError: delta outside (0, 1).
     """
-    DELTA.check(delta)
     tail = max(min(delta * 1e-9, 1e-30), 5e-324)  # subnormal: see _c_blocks
     layout = _c_blocks(pair, tail, blocks)
     cache: dict[float, tuple[float, float, float]] = {}
@@ -729,6 +729,7 @@ def _renyi_excess_terms(pair: ClonePair, cs: np.ndarray,
     return lower, upper, log_lo, log_up
 
 
+@checked(alphas=finite_orders)
 def renyi_curve(pair: ClonePair, *, alphas: list[float], blocks: int = 64,
                 tail: float = 1e-40) -> list[tuple[Result, Result]]:
     """(lower, upper) Results of the pair's Renyi divergence at many real orders > 1.
@@ -752,11 +753,6 @@ def renyi_curve(pair: ClonePair, *, alphas: list[float], blocks: int = 64,
     Raises:
         ParameterError: an order outside (1, inf] or equal to inf (use `renyi_divergence`).
     """
-    for a in alphas:
-        ALPHA.check(a)
-        if a == math.inf:
-            raise ParameterError("alpha=inf: the pair's max-divergence is epsilon0; use "
-                                 "renyi_divergence")
     al = np.array([float(a) for a in alphas])
     starts, ends, masses, log_cut = _c_blocks(
         pair, tail, blocks, log_tail=min(math.log(tail),
@@ -813,6 +809,7 @@ def renyi_curve(pair: ClonePair, *, alphas: list[float], blocks: int = 64,
     return out
 
 
+@checked(alpha=ALPHA)
 def renyi_divergence(pair: ClonePair, *, alpha: float, blocks: int = 64,
                      tail: float = 1e-40) -> Bracket:
     """Certified bracket of the pair's Renyi divergence (both orders equal), alpha > 1
@@ -831,13 +828,12 @@ def renyi_divergence(pair: ClonePair, *, alpha: float, blocks: int = 64,
     Raises:
         ParameterError: alpha outside (1, inf].
     """
-    ALPHA.check(alpha)
     if alpha == math.inf:
         m = f"pairs.clones.renyi_divergence({pair.description.get('pair')})"
         r = Result(quantity="renyi", value=pair.epsilon0, kind=Kind.EXACT,
                    direction=Direction.MAX, method=m, source=pair.source, order=math.inf)
         return Bracket(lower=r, upper=r)
-    low, up = renyi_curve(pair, alphas=[alpha], blocks=blocks, tail=tail)[0]
+    low, up = renyi_curve.unchecked(pair, alphas=[alpha], blocks=blocks, tail=tail)[0]
     return Bracket(lower=low, upper=up)
 
 

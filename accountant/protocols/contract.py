@@ -1,7 +1,12 @@
 """The protocol contract: what every protocol family answers, in one shape.
 
 Each protocol package exposes a frozen dataclass subclassing `Mechanism`, built from the
-protocol's parameters (validated on construction). Composition, audit, calibration, the
+protocol's parameters. A family declares each parameter once, as a field made by `param`
+(its domain from `accountant.domains` and its help line): the record is validated once, on
+construction, and everything else follows from the declaration — `params()` (the JSON
+"params"), the command line's flags, help and ranges (`accountant.cli.faces.declared`), and
+the property tests' strategies (`verify.strategies`). The maths beneath take the validated
+record and never validate again (docs/families.md). Composition, audit, calibration, the
 figures and the command line use protocols through this interface only (the CLI finds the
 class through its registry table), never by scanning modules or reading signatures.
 
@@ -19,14 +24,75 @@ import math
 import numbers
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Generic, TypeVar
 
+from accountant.domains import ALPHA, DELTA, EPSILON, Interval
 from accountant.pairs.clones import ClonePair
 from accountant.result import Bracket
 from accountant.view import ViewPair
 
-__all__ = ["Mechanism", "DominatingPair", "brackets_by_order"]
+__all__ = ["Mechanism", "DominatingPair", "Declared", "param", "declared", "families",
+           "brackets_by_order"]
+
+
+@dataclass(frozen=True, slots=True)
+class Declared:
+    """One declared parameter of a family.
+
+    Attributes:
+        name: the field's name (the JSON key and, with dashes, the command-line flag).
+        domain: its Interval (validated once, on construction).
+        help: one line for --help.
+        optional: None is allowed (the family's default case, e.g. the worst case over data).
+    """
+
+    name: str
+    domain: Interval
+    help: str
+    optional: bool
+
+
+def param(domain: Interval, help: str, *, optional: bool = False) -> Any:
+    """Declare a family's parameter: a dataclass field carrying its domain and help line.
+
+    Args:
+        domain: the parameter's Interval (its name is the one error messages use).
+        help: the command line's help line for the flag.
+        optional: whether None is allowed (then None is the default).
+
+    Returns:
+        A `dataclasses.field` (default None when optional).
+    """
+    meta = {"declared": (domain, help, optional)}
+    return field(default=None, metadata=meta) if optional else field(metadata=meta)
+
+
+def declared(cls: type) -> tuple[Declared, ...]:
+    """A family's declared parameters, in field order.
+
+    Args:
+        cls: a `Mechanism` subclass (a dataclass).
+
+    Returns:
+        One `Declared` per field made by `param` (empty for a family built from a record).
+    """
+    return tuple(Declared(f.name, *f.metadata["declared"]) for f in fields(cls)
+                 if "declared" in f.metadata)
+
+
+# name -> family class, for every Mechanism subclass that declares its parameters: defining
+# a family is what makes it known (the CLI's registry adds the ones it has not imported yet)
+_FAMILIES: dict[str, type[Mechanism]] = {}
+
+
+def families() -> dict[str, type[Mechanism]]:
+    """The declared families defined so far in this process, by command-line name.
+
+    Returns:
+        A copy of the name -> class table (built-in families appear once imported).
+    """
+    return dict(_FAMILIES)
 
 
 P = TypeVar("P")
@@ -63,26 +129,52 @@ class Mechanism(abc.ABC):
     """
 
     name: ClassVar[str]
+    summary: ClassVar[str] = ""  # one line for --help (a registry row may give its own)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # Every family's answers pass one gate: its ends become mechanism statements (the
         # Bracket refuses crossed ends on construction), and `renyi` takes one order or many.
         super().__init_subclass__(**kwargs)
         # (dataclass(slots=True) builds the class twice: wrap each function once)
+        # The gate also validates the call's own argument (delta, epsilon, the orders), so
+        # the families' methods take checked values and never validate again.
         for name in ("epsilon_for_delta", "delta_for_epsilon", "max_divergence", "renyi"):
             fn = cls.__dict__.get(name)
             if fn is not None and fn not in _STAMPED:
-                wrapped = (_stamp_orders if name == "renyi" else _stamp_one)(fn)
+                wrapped = (_stamp_orders(fn) if name == "renyi"
+                           else _stamp_one(fn, _ARGUMENT_DOMAIN.get(name)))
                 _STAMPED.add(wrapped)
                 setattr(cls, name, wrapped)
+        if "name" in cls.__dict__:
+            _FAMILIES[cls.name] = cls  # (the slots rebuild replaces the first class)
 
-    @abc.abstractmethod
+    def __post_init__(self) -> None:
+        # the one validation of the declared parameters; integer domains give ints, real
+        # ones floats, so the maths beneath take plain checked numbers
+        for d in declared(type(self)):
+            value = getattr(self, d.name)
+            if value is None and d.optional:
+                continue
+            d.domain.check(value)
+            object.__setattr__(self, d.name, int(value) if d.domain.integer else float(value))
+        self.check_relations()
+
+    def check_relations(self) -> None:  # noqa: B027 - an optional hook, not abstract
+        """Conditions tying declared parameters together (e.g. ones <= n - 1); none here.
+
+        Raises:
+            ParameterError: a condition fails (naming the parameters and the condition).
+        """
+
     def params(self) -> dict[str, Any]:
         """The parameters as a JSON object (the CLI's "params").
 
         Returns:
-            A dict of the validated constructor parameters, JSON-serialisable.
+            The declared parameters by name (an optional one only when set); families built
+            from a parameter record override this.
         """
+        return {d.name: getattr(self, d.name) for d in declared(type(self))
+                if getattr(self, d.name) is not None}
 
     def view_pair(self) -> ViewPair | None:
         """The exact view pair of the mechanism's default neighbouring case (the special
@@ -181,9 +273,14 @@ class Mechanism(abc.ABC):
 _STAMPED: weakref.WeakSet[Callable[..., Any]] = weakref.WeakSet()
 
 
-def _stamp_one(fn: Callable[..., Bracket]) -> Callable[..., Bracket]:
+_ARGUMENT_DOMAIN = {"epsilon_for_delta": DELTA, "delta_for_epsilon": EPSILON}
+
+
+def _stamp_one(fn: Callable[..., Bracket], domain: Interval | None) -> Callable[..., Bracket]:
     @functools.wraps(fn)
     def stamped(self: Mechanism, *args: Any, **kwargs: Any) -> Bracket:
+        if domain is not None:
+            domain.check(args[0] if args else kwargs[domain.name])
         return fn(self, *args, **kwargs).for_mechanism()
     return stamped
 
@@ -191,9 +288,12 @@ def _stamp_one(fn: Callable[..., Bracket]) -> Callable[..., Bracket]:
 def _stamp_orders(fn: Callable[..., list[Bracket]]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def stamped(self: Mechanism, orders: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(orders, numbers.Real):  # one order (numpy scalars included)
-            return fn(self, [orders], *args, **kwargs)[0].for_mechanism()
-        return [b.for_mechanism() for b in fn(self, list(orders), *args, **kwargs)]
+        one = isinstance(orders, numbers.Real)  # one order (numpy scalars included)
+        orders = [orders] if one else list(orders)
+        for alpha in orders:
+            ALPHA.check(alpha)
+        out = [b.for_mechanism() for b in fn(self, orders, *args, **kwargs)]
+        return out[0] if one else out
     return stamped
 
 

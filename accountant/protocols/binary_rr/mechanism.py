@@ -4,19 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
+from accountant.domains import EPSILON0, N_PAIR
 from accountant.pairs import clones
 from accountant.pairs.subsampled_count import subsampled_count_pair
 from accountant.protocols.binary_rr.privacy import delta_for_epsilon, epsilon_for_delta
 from accountant.protocols.binary_rr.renyi import max_divergence, renyi_curve
 from accountant.protocols.binary_rr.view import (
-    check_parameters,
+    ONES,
+    as_checked,
     flip_probability,
     keep_probability,
     view_pair,
 )
-from accountant.protocols.contract import DominatingPair, Mechanism, brackets_by_order
+from accountant.protocols.contract import DominatingPair, Mechanism, brackets_by_order, param
 from accountant.result import Bracket
 from accountant.view import ViewPair
 
@@ -37,27 +39,16 @@ class BinaryRR(Mechanism):
         ParameterError: on construction, an argument outside its domain.
     """
 
-    n: int
-    epsilon0: float
-    ones: int | None = None
+    n: int = param(N_PAIR, "number of users (>= 2)")
+    epsilon0: float = param(EPSILON0, "local epsilon0 > 0")
+    ones: int | None = param(ONES, "how many of the other n-1 users hold a 1 (default: "
+                                   "worst case)", optional=True)
     name: ClassVar[str] = "binary-rr"
+    summary: ClassVar[str] = "shuffled binary randomized response"
 
-    def __post_init__(self) -> None:
-        n, epsilon0, ones = check_parameters(self.n, self.epsilon0, self.ones)
-        object.__setattr__(self, "n", n)
-        object.__setattr__(self, "epsilon0", epsilon0)
-        object.__setattr__(self, "ones", ones)
-
-    def params(self) -> dict[str, Any]:
-        """The parameters as a JSON object.
-
-        Returns:
-            {"n": n, "epsilon0": epsilon0}, plus "ones" when it is set.
-        """
-        out: dict[str, Any] = {"n": self.n, "epsilon0": self.epsilon0}
-        if self.ones is not None:
-            out["ones"] = self.ones
-        return out
+    def check_relations(self) -> None:
+        """ones <= n - 1 (`binary_rr.as_checked`)."""
+        as_checked(self.n, self.epsilon0, self.ones)
 
     def view_pair(self) -> ViewPair:
         """The exact pair of one count (`binary_rr.view_pair`, float backend, default tail).
@@ -65,7 +56,7 @@ class BinaryRR(Mechanism):
         Returns:
             The ViewPair at `ones`, or at ones = 0 (the special pair) when ones is None.
         """
-        return view_pair(n=self.n, epsilon0=self.epsilon0,
+        return view_pair.unchecked(n=self.n, epsilon0=self.epsilon0,
                          ones=0 if self.ones is None else self.ones)
 
     def subsampled_view_pair(self, rate: float,
@@ -100,7 +91,7 @@ class BinaryRR(Mechanism):
             DominatingPair(pair=ClonePair, name=..., proof="docs/single-message.md").
         """
         return DominatingPair(
-            pair=clones.blanket_k_rr(n=self.n, epsilon0=self.epsilon0, k=2),
+            pair=clones.blanket_k_rr.unchecked(n=self.n, epsilon0=self.epsilon0, k=2),
             name="blanket pair of binary RR (clone probability 2/(e^epsilon0 + 1))",
             proof="docs/single-message.md")
 
@@ -116,8 +107,8 @@ class BinaryRR(Mechanism):
         Raises:
             ParameterError: delta outside (0, 1).
         """
-        return epsilon_for_delta(n=self.n, epsilon0=self.epsilon0, delta=delta,
-                                 ones=self.ones)
+        return epsilon_for_delta.unchecked(n=self.n, epsilon0=self.epsilon0, delta=delta,
+                                           ones=self.ones)
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
         """delta(epsilon), maximum over both orders (`binary_rr.delta_for_epsilon`).
@@ -131,8 +122,8 @@ class BinaryRR(Mechanism):
         Raises:
             ParameterError: epsilon < 0 or NaN.
         """
-        return delta_for_epsilon(n=self.n, epsilon0=self.epsilon0, epsilon=epsilon,
-                                 ones=self.ones)
+        return delta_for_epsilon.unchecked(n=self.n, epsilon0=self.epsilon0, epsilon=epsilon,
+                                           ones=self.ones)
 
     def renyi(self, orders: Sequence[float]) -> list[Bracket]:
         """Renyi divergences at many orders (`binary_rr.renyi_curve` for the finite ones).
@@ -147,8 +138,8 @@ class BinaryRR(Mechanism):
             ParameterError: an order outside (1, inf].
         """
         return brackets_by_order(
-            orders, lambda alphas: renyi_curve(n=self.n, epsilon0=self.epsilon0,
-                                               alphas=alphas, ones=self.ones),
+            orders, lambda alphas: renyi_curve.unchecked(n=self.n, epsilon0=self.epsilon0,
+                                                         alphas=alphas, ones=self.ones),
             self.max_divergence)
 
     def max_divergence(self) -> Bracket:
@@ -157,5 +148,5 @@ class BinaryRR(Mechanism):
         Returns:
             Bracket with the EXACT Result epsilon0 as both ends.
         """
-        r = max_divergence(n=self.n, epsilon0=self.epsilon0, ones=self.ones)
+        r = max_divergence.unchecked(n=self.n, epsilon0=self.epsilon0, ones=self.ones)
         return Bracket(lower=r, upper=r)

@@ -26,13 +26,14 @@ from accountant.divergence import (
     delta_bracket,
     epsilon_bracket,
 )
-from accountant.domains import DELTA, EPSILON
+from accountant.domains import DELTA, EPSILON, EPSILON0, N_PAIR, checked
 from accountant.pairs import clones as clone_pair
 from accountant.protocols.binary_rr.view import (
     DEFAULT_TAIL,
     METHOD,
+    ONES,
     SOURCE,
-    check_parameters,
+    as_checked,
     view_pair,
 )
 from accountant.protocols.binary_rr.worst import worst_case_pairs
@@ -63,6 +64,7 @@ def _tail_for(delta: float) -> float:
     tightness)."""
     return max(min(DEFAULT_TAIL, delta * 1e-12), 5e-324)
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, delta=DELTA)
 def special_epsilon_bracket(n: int, epsilon0: float, delta: float) -> tuple[Result, Result]:
     """Certified (lower, upper) epsilon(delta) of the special pair (ones = 0), both orders.
 
@@ -80,11 +82,12 @@ def special_epsilon_bracket(n: int, epsilon0: float, delta: float) -> tuple[Resu
     Raises:
         ParameterError: an argument is outside its domain.
     """
-    DELTA.check(delta)
-    view = view_pair(n=n, epsilon0=epsilon0, ones=0, tail=_tail_for(delta))
+    view = view_pair.unchecked(n=int(n), epsilon0=float(epsilon0), ones=0,
+                               tail=_tail_for(delta))
     return epsilon_bracket(view, delta)
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, delta=DELTA, ones=ONES)
 def epsilon_for_delta(*, n: int, epsilon0: float, delta: float,
                       ones: int | None = None) -> Bracket:
     """epsilon(delta), maximum over both orders, for one count or the whole mechanism.
@@ -107,8 +110,7 @@ def epsilon_for_delta(*, n: int, epsilon0: float, delta: float,
     Raises:
         ParameterError: an argument is outside its domain.
     """
-    n, epsilon0, ones = check_parameters(n, epsilon0, ones)
-    DELTA.check(delta)
+    n, epsilon0, ones = as_checked(n, epsilon0, ones)
     out = _epsilon_for_delta(n, epsilon0, delta, ones)
 
     # every pair is epsilon0-DP (max-divergence epsilon0), so epsilon(delta) <= epsilon0
@@ -123,7 +125,7 @@ def epsilon_for_delta(*, n: int, epsilon0: float, delta: float,
 def _epsilon_for_delta(n: int, epsilon0: float, delta: float,
                        ones: int | None) -> Bracket:
     if ones is not None:
-        view = view_pair(n=n, epsilon0=epsilon0, ones=ones,
+        view = view_pair.unchecked(n=n, epsilon0=epsilon0, ones=ones,
                          tail=_tail_for(delta))
         lo, hi = epsilon_bracket(view, delta)
         m = f"{METHOD}.epsilon_for_delta(ones={ones})"
@@ -140,8 +142,8 @@ def _epsilon_for_delta(n: int, epsilon0: float, delta: float,
                        upper=worst_hi.with_(method=m, source=SOURCE),
                        special=hi.with_(method=f"{METHOD}.epsilon_for_delta(special pair, "
                                         "numerical upper end)", source=SOURCE))
-    blanket = clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=2)
-    up = clone_pair.epsilon_for_delta(blanket, delta=delta)
+    blanket = clone_pair.blanket_k_rr.unchecked(n=n, epsilon0=epsilon0, k=2)
+    up = clone_pair.epsilon_for_delta.unchecked(blanket, delta=delta)
     return Bracket(lower=lo.with_(method=f"{METHOD}.epsilon_for_delta(special pair: a "
                                   "lower bound on the mechanism)", source=SOURCE),
                    upper=up.upper,
@@ -168,14 +170,14 @@ def _worst_case_epsilon(n: int, epsilon0: float, delta: float,
     # the windows' residual is added to every count's delta: keep it far below delta
     tail = max(min(1e-16, delta * 1e-4), 1e-300)
     for _ in range(8):
-        rows = worst_case_pairs(n=n, epsilon0=epsilon0, epsilon=float(best_hi), tail=tail)
+        rows = worst_case_pairs.unchecked(n=n, epsilon0=epsilon0, epsilon=float(best_hi), tail=tail)
         offenders = sorted((r for r in rows if r[2] > delta and r[0] not in done),
                            key=lambda r: -r[2])
         if not offenders:
             return best_lo, best_hi, worst
         for ones, _, _ in offenders[:8]:
             done.add(ones)
-            view = view_pair(n=n, epsilon0=epsilon0, ones=ones,
+            view = view_pair.unchecked(n=n, epsilon0=epsilon0, ones=ones,
                              tail=_tail_for(delta))
             lo, hi = epsilon_bracket(view, delta)
             if float(hi) > float(best_hi):
@@ -185,6 +187,7 @@ def _worst_case_epsilon(n: int, epsilon0: float, delta: float,
     return None
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, epsilon=EPSILON, ones=ONES)
 def delta_for_epsilon(*, n: int, epsilon0: float, epsilon: float,
                       ones: int | None = None) -> Bracket:
     """delta(epsilon), maximum over both orders, as a certified Bracket.
@@ -208,19 +211,18 @@ def delta_for_epsilon(*, n: int, epsilon0: float, epsilon: float,
     Raises:
         ParameterError: an argument is outside its domain.
     """
-    n, epsilon0, ones = check_parameters(n, epsilon0, ones)
-    EPSILON.check(epsilon)
+    n, epsilon0, ones = as_checked(n, epsilon0, ones)
     if ones is not None or n > EXACT_WORST_CASE_LIMIT:
-        view = view_pair(n=n, epsilon0=epsilon0, ones=0 if ones is None else ones)
+        view = view_pair.unchecked(n=n, epsilon0=epsilon0, ones=0 if ones is None else ones)
         lo, hi = delta_bracket(view, epsilon)
         m = f"{METHOD}.delta_for_epsilon(ones={0 if ones is None else ones})"
         lower, upper = lo.with_(method=m, source=SOURCE), hi.with_(method=m, source=SOURCE)
         if ones is not None:
             return Bracket(lower=lower, upper=upper)
-        blanket = clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=2)
+        blanket = clone_pair.blanket_k_rr.unchecked(n=n, epsilon0=epsilon0, k=2)
         return Bracket(lower=lower, special=upper,
-                       upper=clone_pair.delta_for_epsilon(blanket, epsilon=epsilon).upper)
-    rows = worst_case_pairs(n=n, epsilon0=epsilon0, epsilon=epsilon)
+                       upper=clone_pair.delta_for_epsilon.unchecked(blanket, epsilon=epsilon).upper)
+    rows = worst_case_pairs.unchecked(n=n, epsilon0=epsilon0, epsilon=epsilon)
     lo = max(r[1] for r in rows)
     hi = max(r[2] for r in rows)
     arg = max(rows, key=lambda r: r[2])[0]

@@ -17,8 +17,7 @@ import numpy as np
 
 from accountant.divergence import renyi_bracket
 from accountant.divergence.common import as_direction
-from accountant.domains import ALPHA
-from accountant.errors import ParameterError
+from accountant.domains import ALPHA, EPSILON0, N_PAIR, checked, finite_orders
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
 from accountant.numeric.summation import cascade_sum
@@ -26,8 +25,9 @@ from accountant.numeric.tails import binomial_log_window
 from accountant.pairs import clones as clone_pair
 from accountant.protocols.binary_rr.view import (
     METHOD,
+    ONES,
     SOURCE,
-    check_parameters,
+    as_checked,
     flip_probability,
     pair_linear_log,
     special_loss,
@@ -43,6 +43,7 @@ __all__ = ["renyi_divergence", "special_pair_renyi", "renyi_curve", "max_diverge
            "RENYI_WORST_CASE_LIMIT"]
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, alpha=ALPHA, ones=ONES)
 def renyi_divergence(*, n: int, epsilon0: float, alpha: float, ones: int | None = None,
                      direction: Direction | str = Direction.MAX) -> Bracket:
     """Renyi divergence of order alpha (real > 1 or inf) of one count's pair or the mechanism.
@@ -67,17 +68,16 @@ def renyi_divergence(*, n: int, epsilon0: float, alpha: float, ones: int | None 
     Raises:
         ParameterError: an argument is outside its domain.
     """
-    n, epsilon0, ones = check_parameters(n, epsilon0, ones)
-    ALPHA.check(alpha)
+    n, epsilon0, ones = as_checked(n, epsilon0, ones)
     if alpha == math.inf:
-        r = max_divergence(n=n, epsilon0=epsilon0, ones=ones)
+        r = max_divergence.unchecked(n=n, epsilon0=epsilon0, ones=ones)
         return Bracket(lower=r, upper=r)
     m = f"{METHOD}.renyi_divergence(ones={0 if ones is None else ones})"
     if ones in (None, 0) and as_direction(direction) is Direction.MAX:
-        low, up = special_pair_renyi(n=n, epsilon0=epsilon0, alphas=[alpha])[0]
+        low, up = special_pair_renyi.unchecked(n=n, epsilon0=epsilon0, alphas=[alpha])[0]
         up = up.with_(kind=Kind.UPPER)
     else:
-        view = view_pair(n=n, epsilon0=epsilon0, ones=0 if ones is None else ones)
+        view = view_pair.unchecked(n=n, epsilon0=epsilon0, ones=0 if ones is None else ones)
         low, up = renyi_bracket(view, alpha, direction=direction)
     upper, lower = up.with_(method=m, source=SOURCE), low.with_(method=m, source=SOURCE)
     if ones is not None:
@@ -86,11 +86,12 @@ def renyi_divergence(*, n: int, epsilon0: float, alpha: float, ones: int | None 
         best = _worst_case_renyi(n, epsilon0, alpha, up)
         return Bracket(lower=lower, upper=best.with_(
             method=f"{METHOD}.renyi_divergence(worst case over all {n} counts)", source=SOURCE))
-    blanket = clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=2)
+    blanket = clone_pair.blanket_k_rr.unchecked(n=n, epsilon0=epsilon0, k=2)
     return Bracket(lower=lower, special=upper,
-                   upper=clone_pair.renyi_divergence(blanket, alpha=alpha).upper)
+                   upper=clone_pair.renyi_divergence.unchecked(blanket, alpha=alpha).upper)
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, alphas=finite_orders)
 def special_pair_renyi(*, n: int, epsilon0: float,
                        alphas: Sequence[float]) -> list[tuple[Result, Result]]:
     """(lower, upper) of the special pair's Renyi divergence at many orders at once.
@@ -117,13 +118,8 @@ def special_pair_renyi(*, n: int, epsilon0: float,
         ParameterError: n or epsilon0 outside its domain, or an order outside (1, inf) (inf
             included: use `max_divergence`).
     """
-    n, epsilon0, _ = check_parameters(n, epsilon0)
+    n, epsilon0 = int(n), float(epsilon0)
     alphas = [float(a) for a in alphas]
-    for a in alphas:
-        ALPHA.check(a)
-        if a == math.inf:
-            raise ParameterError("alpha=inf: use max_divergence (the special pair's is "
-                                 "epsilon0)")
     p = flip_probability(epsilon0)
     log_tail = -(max(alphas, default=2.0) * epsilon0 + 60.0)
     lo_k, hi_k, log_out = binomial_log_window(n, p, log_tail)
@@ -211,6 +207,7 @@ def _worst_case_renyi_many(n: int, epsilon0: float, alphas: np.ndarray) -> np.nd
     return np.minimum(best, epsilon0)
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, alphas=finite_orders, ones=ONES)
 def renyi_curve(*, n: int, epsilon0: float, alphas: Sequence[float],
                 ones: int | None = None) -> list[tuple[Result, Result]]:
     """(lower, upper) Renyi divergences at many real orders > 1, maximum over both orders.
@@ -235,15 +232,15 @@ def renyi_curve(*, n: int, epsilon0: float, alphas: Sequence[float],
     Raises:
         ParameterError: an argument is outside its domain.
     """
-    n, epsilon0, ones = check_parameters(n, epsilon0, ones)
+    n, epsilon0, ones = as_checked(n, epsilon0, ones)
     al = np.array([float(a) for a in alphas])
     if ones not in (None, 0, n - 1):
         rows = []
         for a in al:
-            r = renyi_divergence(n=n, epsilon0=epsilon0, alpha=float(a), ones=ones)
+            r = renyi_divergence.unchecked(n=n, epsilon0=epsilon0, alpha=float(a), ones=ones)
             rows.append((r.lower, r.upper))
         return rows
-    special = special_pair_renyi(n=n, epsilon0=epsilon0, alphas=list(al))
+    special = special_pair_renyi.unchecked(n=n, epsilon0=epsilon0, alphas=list(al))
     if ones is not None:
         return special
     if n <= RENYI_WORST_CASE_LIMIT:
@@ -255,13 +252,14 @@ def renyi_curve(*, n: int, epsilon0: float, alphas: Sequence[float],
             out.append((low.with_(method=m), up.with_(
                 value=top, method=m, error_budget=max(top - float(low.value), 0.0))))
         return out
-    blanket = clone_pair.renyi_curve(clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=2),
-                                     alphas=list(al))
+    blanket = clone_pair.renyi_curve.unchecked(
+        clone_pair.blanket_k_rr.unchecked(n=n, epsilon0=epsilon0, k=2), alphas=list(al))
     m = f"{METHOD}.renyi_curve(special pair: lower bound on the mechanism)"
     return [(low.with_(method=m), up) for (low, _), (_, up) in zip(special, blanket,
                                                                   strict=True)]
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, ones=ONES)
 def max_divergence(*, n: int, epsilon0: float, ones: int | None = None) -> Result:
     """Pure-DP epsilon: exactly epsilon0 for every pair (both orders), any n >= 2.
 
@@ -281,7 +279,7 @@ def max_divergence(*, n: int, epsilon0: float, ones: int | None = None) -> Resul
     Raises:
         ParameterError: an argument is outside its domain.
     """
-    n, epsilon0, ones = check_parameters(n, epsilon0, ones)
+    n, epsilon0, ones = as_checked(n, epsilon0, ones)
     return Result(quantity="max_divergence", value=epsilon0, kind=Kind.EXACT,
                   direction=Direction.MAX, order=math.inf, source=SOURCE,
                   method=f"{METHOD}.max_divergence (closed form: ratio e^eps0 at k = n)")

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from accountant.distributions import DEFAULT_DPS, binomial, binomial_window
-from accountant.domains import COUNT, EPSILON0, N_PAIR
+from accountant.domains import COUNT, EPSILON0, N_PAIR, checked
 from accountant.errors import ParameterError
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.numeric.special import binomial_logpmf, log_pmf_error, two_product
@@ -40,7 +40,8 @@ SOURCE = Source(citation="shuffled randomized response",
                 locator="docs/single-message.md#binary-randomized-response")
 METHOD = "protocols.binary_rr"
 
-__all__ = ["flip_probability", "keep_probability", "special_loss", "view_pair", "DEFAULT_TAIL"]
+__all__ = ["flip_probability", "keep_probability", "special_loss", "view_pair", "DEFAULT_TAIL",
+           "ONES", "as_checked"]
 
 
 def flip_probability(epsilon0: float) -> float:
@@ -68,12 +69,16 @@ def keep_probability(epsilon0: float) -> float:
     return 1.0 / (1.0 + math.exp(-epsilon0))
 
 
-def check_parameters(n: Any, epsilon0: Any, ones: Any = 0) -> tuple[int, float, int | None]:
-    N_PAIR.check(n)
-    EPSILON0.check(epsilon0)
+# the domains of binary RR's parameters (the family declaration `BinaryRR` uses them too)
+ONES = COUNT.named("ones")
+
+
+def as_checked(n: Any, epsilon0: Any, ones: Any = 0) -> tuple[int, float, int | None]:
+    """n, epsilon0 and ones as plain numbers, whose domains were checked where they entered
+    (a `checked` function or the `BinaryRR` record); only the relation ones <= n - 1, which
+    no single domain states, is checked here."""
     n = int(n)
     if ones is not None:
-        COUNT.named("ones").check(ones)
         if int(ones) > n - 1:
             raise ParameterError(f"ones={ones!r} is outside integers in [0, {n - 1}] "
                                  f"(the number of the other n-1={n - 1} users holding a 1)")
@@ -118,6 +123,7 @@ def special_loss(k: np.ndarray, *, n: int, epsilon0: float) -> tuple[np.ndarray,
     return loss, err
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, ones=ONES)
 def view_pair(*, n: int, epsilon0: float, ones: int = 0, backend: str = "float",
               tail: float | None = DEFAULT_TAIL, dps: int = DEFAULT_DPS) -> Any:
     """The exact pair of views (P: the differing user holds 1, Q: it holds 0).
@@ -144,7 +150,7 @@ def view_pair(*, n: int, epsilon0: float, ones: int = 0, backend: str = "float",
     """
 
     check_backend(backend)
-    n, epsilon0, ones = check_parameters(n, epsilon0, ones)
+    n, epsilon0, ones = as_checked(n, epsilon0, ones)
     if backend == "exact":
         raise ParameterError("backend='exact' needs a rational flip probability; binary RR's "
                              "p = 1/(e^epsilon0+1) is irrational: use 'mp'")

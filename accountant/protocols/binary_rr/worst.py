@@ -41,12 +41,11 @@ import math
 
 import numpy as np
 
-from accountant.domains import EPSILON
+from accountant.domains import EPSILON, EPSILON0, N_PAIR, checked
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
 from accountant.numeric.tails import binomial_window_linear
 from accountant.protocols.binary_rr.view import (
-    check_parameters,
     delta_linear,
     flip_probability,
     order_delta_direct,
@@ -208,6 +207,7 @@ def order_deltas(n: int, p: float, gamma: float, log_tail: float, *,
     return lower, upper, ok
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, epsilon=EPSILON)
 def worst_case_pairs(*, n: int, epsilon0: float, epsilon: float,
                      tail: float = 1e-30) -> list[tuple[int, float, float]]:
     """(ones, delta lower, delta upper) at epsilon for every ones in 0..(n-1)//2.
@@ -229,8 +229,7 @@ def worst_case_pairs(*, n: int, epsilon0: float, epsilon: float,
     Raises:
         ParameterError: n, epsilon0 or epsilon outside its domain.
     """
-    n, epsilon0, _ = check_parameters(n, epsilon0)
-    EPSILON.check(epsilon)
+    n, epsilon0 = int(n), float(epsilon0)
     p = flip_probability(epsilon0)
     gamma = math.exp(epsilon)
     lower, upper, ok = order_deltas(n, p, gamma, math.log(tail),
@@ -244,11 +243,12 @@ def worst_case_pairs(*, n: int, epsilon0: float, epsilon: float,
     return [(int(o), float(a), float(b)) for o, a, b in zip(half, lo, hi, strict=True)]
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, epsilon=EPSILON)
 def worst_case_pairs_direct(*, n: int, epsilon0: float, epsilon: float,
                              tail: float = 1e-30) -> list[tuple[int, float, float]]:
     """`worst_case_pairs` by one direct convolution per count (cost ~ n^1.5): the
     independent reference the fast path is tested against."""
-    n, epsilon0, _ = check_parameters(n, epsilon0)
+    n, epsilon0 = int(n), float(epsilon0)
     p = flip_probability(epsilon0)
     gamma = math.exp(epsilon)
     rows = []

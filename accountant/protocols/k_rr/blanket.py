@@ -65,7 +65,7 @@ from typing import Any
 
 import numpy as np
 
-from accountant.domains import DELTA, EPSILON, EPSILON0, N_PAIR, N_USERS
+from accountant.domains import ALPHABET, DELTA, EPSILON, EPSILON0, N_PAIR, checked
 from accountant.errors import ParameterError, PrecisionError
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
@@ -112,6 +112,7 @@ class BlanketCountPair:
     description: dict[str, Any] = field(default_factory=dict)
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, k=ALPHABET)
 def blanket_count_pair(*, n: int, epsilon0: float, k: int) -> BlanketCountPair:
     """The N-revealing blanket pair of shuffled k-RR: an UPPER bound over all datasets.
 
@@ -128,11 +129,6 @@ def blanket_count_pair(*, n: int, epsilon0: float, k: int) -> BlanketCountPair:
         ParameterError: n not an integer >= 2, epsilon0 not in (0, 700], k not an integer
             >= 2.
     """
-    N_PAIR.check(n)
-    EPSILON0.check(epsilon0)
-    N_USERS.named("k").check(k)
-    if int(k) < 2:
-        raise ParameterError(f"k={k!r} is outside integers in [2, inf) (k-RR needs k >= 2)")
     n, epsilon0, k = int(n), float(epsilon0), int(k)
     if epsilon0 > 700:
         raise ParameterError(f"epsilon0={epsilon0!r} is outside (0, 700] for the blanket "
@@ -386,6 +382,7 @@ def _delta_pair(pair: BlanketCountPair, gamma: float,
     return lower, min(upper, 1.0), math.fsum(masses * slope[:-1])
 
 
+@checked(epsilon=EPSILON)
 def delta_for_epsilon(pair: BlanketCountPair, *, epsilon: float, tail: float = 1e-30,
                       blocks: int = 64) -> Bracket:
     """Certified bracket of the pair's H_{e^epsilon} (both orders equal).
@@ -406,7 +403,6 @@ def delta_for_epsilon(pair: BlanketCountPair, *, epsilon: float, tail: float = 1
         ParameterError: epsilon < 0 (or NaN).
         PrecisionError: as `delta_given_others`.
     """
-    EPSILON.check(epsilon)
     lo, hi, _ = _delta_pair(pair, math.exp(epsilon), _layout(pair, tail, blocks))
     m = "protocols.k_rr.blanket.delta_for_epsilon(blanket pair, N revealed)"
     mk = lambda v, kind: Result(quantity="delta", value=v, kind=kind,  # noqa: E731
@@ -415,6 +411,7 @@ def delta_for_epsilon(pair: BlanketCountPair, *, epsilon: float, tail: float = 1
     return Bracket(lower=mk(lo, Kind.LOWER), upper=mk(hi, Kind.UPPER))
 
 
+@checked(delta=DELTA)
 def epsilon_for_delta(pair: BlanketCountPair, *, delta: float, blocks: int = 64,
                       relative_tolerance: float = 1e-6) -> Bracket:
     """Certified bracket of the pair's epsilon(delta), Bracket(lower, upper), by the
@@ -435,7 +432,6 @@ def epsilon_for_delta(pair: BlanketCountPair, *, delta: float, blocks: int = 64,
         ParameterError: delta outside (0, 1).
         PrecisionError: as `delta_given_others`.
     """
-    DELTA.check(delta)
     tail = max(min(delta * 1e-9, 1e-30), 1e-300)
     layout = _layout(pair, tail, blocks)
     cache: dict[float, tuple[float, float, float]] = {}

@@ -5,14 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
+from accountant.domains import ALPHABET, EPSILON0, N_PAIR
 from accountant.pairs import clones
 from accountant.pairs.subsampled_count import subsampled_count_pair
-from accountant.protocols.contract import DominatingPair, Mechanism
+from accountant.protocols.contract import DominatingPair, Mechanism, param
 from accountant.protocols.k_rr.blanket import blanket_count_pair
 from accountant.protocols.k_rr.privacy import (
-    check_parameters,
     delta_for_epsilon,
     epsilon_for_delta,
     max_divergence,
@@ -38,24 +38,11 @@ class KRR(Mechanism):
         ParameterError: on construction, an argument outside its domain.
     """
 
-    n: int
-    epsilon0: float
-    k: int
+    n: int = param(N_PAIR, "number of users (>= 2)")
+    epsilon0: float = param(EPSILON0, "local epsilon0 > 0")
+    k: int = param(ALPHABET, "alphabet size (>= 2)")
     name: ClassVar[str] = "k-rr"
-
-    def __post_init__(self) -> None:
-        n, epsilon0, k = check_parameters(self.n, self.epsilon0, self.k)
-        object.__setattr__(self, "n", n)
-        object.__setattr__(self, "epsilon0", epsilon0)
-        object.__setattr__(self, "k", k)
-
-    def params(self) -> dict[str, Any]:
-        """The parameters as a JSON object.
-
-        Returns:
-            {"n": n, "epsilon0": epsilon0, "k": k}.
-        """
-        return {"n": self.n, "epsilon0": self.epsilon0, "k": self.k}
+    summary: ClassVar[str] = "shuffled k-ary randomized response"
 
     def view_pair(self) -> ViewPair:
         """The special pair (all other users hold x, the differing user x').
@@ -66,7 +53,7 @@ class KRR(Mechanism):
         Raises:
             ParameterError: n > SPECIAL_PAIR_LIMIT.
         """
-        return special_pair(n=self.n, epsilon0=self.epsilon0, k=self.k)
+        return special_pair.unchecked(n=self.n, epsilon0=self.epsilon0, k=self.k)
 
     def subsampled_view_pair(self, rate: float,
                              relation: str = "substitute") -> ViewPair:
@@ -106,18 +93,18 @@ class KRR(Mechanism):
             ParameterError: epsilon0 > 700 with k >= 3 (`blanket_count_pair`).
         """
         if self.k == 2:
-            return DominatingPair(pair=clones.blanket_k_rr(n=self.n, epsilon0=self.epsilon0,
-                                                           k=2),
+            return DominatingPair(pair=clones.blanket_k_rr.unchecked(
+                                      n=self.n, epsilon0=self.epsilon0, k=2),
                                   name="blanket pair of binary RR",
                                   proof="docs/single-message.md")
-        return DominatingPair(pair=blanket_count_pair(n=self.n, epsilon0=self.epsilon0,
+        return DominatingPair(pair=blanket_count_pair.unchecked(n=self.n, epsilon0=self.epsilon0,
                                                       k=self.k),
                               name="k-RR blanket pair revealing only the blanket count N",
                               proof="docs/single-message.md",
                               # it reveals more, so it dominates too
                               # (docs/single-message.md#blanket-pairs-for-k-rr)
-                              composable=clones.blanket_k_rr(n=self.n, epsilon0=self.epsilon0,
-                                                             k=self.k))
+                              composable=clones.blanket_k_rr.unchecked(
+                                  n=self.n, epsilon0=self.epsilon0, k=self.k))
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
         """epsilon(delta) over every dataset, maximum over both orders (`k_rr.epsilon_for_delta`).
@@ -131,7 +118,7 @@ class KRR(Mechanism):
         Raises:
             ParameterError: delta outside (0, 1).
         """
-        return epsilon_for_delta(n=self.n, epsilon0=self.epsilon0, k=self.k, delta=delta)
+        return epsilon_for_delta.unchecked(n=self.n, epsilon0=self.epsilon0, k=self.k, delta=delta)
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
         """delta(epsilon) over every dataset, maximum over both orders (`k_rr.delta_for_epsilon`).
@@ -145,7 +132,8 @@ class KRR(Mechanism):
         Raises:
             ParameterError: epsilon < 0 or NaN.
         """
-        return delta_for_epsilon(n=self.n, epsilon0=self.epsilon0, k=self.k, epsilon=epsilon)
+        return delta_for_epsilon.unchecked(n=self.n, epsilon0=self.epsilon0, k=self.k,
+                                           epsilon=epsilon)
 
     def renyi(self, orders: Sequence[float]) -> list[Bracket]:
         """Renyi divergences, one `k_rr.renyi_divergence` call per order.
@@ -159,7 +147,7 @@ class KRR(Mechanism):
         Raises:
             ParameterError: an order outside (1, inf].
         """
-        return [renyi_divergence(n=self.n, epsilon0=self.epsilon0, k=self.k, alpha=a)
+        return [renyi_divergence.unchecked(n=self.n, epsilon0=self.epsilon0, k=self.k, alpha=a)
                 for a in orders]
 
     def max_divergence(self) -> Bracket:
@@ -168,5 +156,5 @@ class KRR(Mechanism):
         Returns:
             Bracket with the EXACT Result epsilon0 as both ends.
         """
-        r = max_divergence(n=self.n, epsilon0=self.epsilon0, k=self.k)
+        r = max_divergence.unchecked(n=self.n, epsilon0=self.epsilon0, k=self.k)
         return Bracket(lower=r, upper=r)

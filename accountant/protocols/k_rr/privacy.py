@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from accountant.divergence import delta_bracket, epsilon_bracket, renyi_bracket
-from accountant.domains import ALPHA, DELTA, EPSILON, EPSILON0, N_PAIR, N_USERS
+from accountant.domains import ALPHA, ALPHABET, DELTA, EPSILON, EPSILON0, N_PAIR, checked
 from accountant.errors import ParameterError
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.numeric.special import binomial_logpmf, log_pmf_error, two_product
@@ -52,12 +52,8 @@ _SOURCE = Source(citation="shuffled k-RR special pair",
 _METHOD = "protocols.k_rr"
 
 
-def check_parameters(n: Any, epsilon0: Any, k: Any) -> tuple[int, float, int]:
-    N_PAIR.check(n)
-    EPSILON0.check(epsilon0)
-    N_USERS.named("k").check(k)
-    if int(k) < 2:
-        raise ParameterError(f"k={k!r} is outside integers in [2, inf) (k-RR needs k >= 2)")
+def as_checked(n: Any, epsilon0: Any, k: Any) -> tuple[int, float, int]:
+    """n, epsilon0 and k as plain numbers, their domains checked where they entered."""
     return int(n), float(epsilon0), int(k)
 
 
@@ -104,6 +100,7 @@ def special_loss(a: np.ndarray, b: np.ndarray, *, n: int, epsilon0: float,
     return loss, err
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, k=ALPHABET)
 def special_pair(*, n: int, epsilon0: float, k: int, tail: float = 1e-30) -> ViewPair:
     """The special pair on (a, b) (float backend), P = differing user holds x', Q = x.
 
@@ -126,7 +123,7 @@ def special_pair(*, n: int, epsilon0: float, k: int, tail: float = 1e-30) -> Vie
         ParameterError: n not an integer >= 2 or above SPECIAL_PAIR_LIMIT, epsilon0 not > 0,
             k not an integer >= 2.
     """
-    n, epsilon0, k = check_parameters(n, epsilon0, k)
+    n, epsilon0, k = as_checked(n, epsilon0, k)
     if n > SPECIAL_PAIR_LIMIT:
         raise ParameterError(f"n={n} is outside [2, {SPECIAL_PAIR_LIMIT}] for the k-RR "
                              "special pair (its 2-D grid grows like n); use blanket_pair")
@@ -179,6 +176,7 @@ def special_pair(*, n: int, epsilon0: float, k: int, tail: float = 1e-30) -> Vie
                                  "epsilon0": epsilon0, "k": k})
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, k=ALPHABET)
 def blanket_pair(*, n: int, epsilon0: float, k: int) -> clone_pair.ClonePair:
     """The blanket pair of docs/single-message.md#blanket-pairs-for-k-rr: a certified upper bound
     over all neighbouring pairs
@@ -195,8 +193,8 @@ def blanket_pair(*, n: int, epsilon0: float, k: int) -> clone_pair.ClonePair:
     Raises:
         ParameterError: an argument is outside its domain.
     """
-    n, epsilon0, k = check_parameters(n, epsilon0, k)
-    return clone_pair.blanket_k_rr(n=n, epsilon0=epsilon0, k=k)
+    n, epsilon0, k = as_checked(n, epsilon0, k)
+    return clone_pair.blanket_k_rr.unchecked(n=n, epsilon0=epsilon0, k=k)
 
 
 def _upper_pair(n: int, epsilon0: float, k: int) -> tuple[Any, Any]:
@@ -204,10 +202,11 @@ def _upper_pair(n: int, epsilon0: float, k: int) -> tuple[Any, Any]:
     at k = 2 (it reveals nothing
     more there), the pair revealing only N (`k_rr_blanket`) for k >= 3."""
     if k == 2:
-        return clone_pair, blanket_pair(n=n, epsilon0=epsilon0, k=k)
-    return k_rr_blanket, k_rr_blanket.blanket_count_pair(n=n, epsilon0=epsilon0, k=k)
+        return clone_pair, blanket_pair.unchecked(n=n, epsilon0=epsilon0, k=k)
+    return k_rr_blanket, k_rr_blanket.blanket_count_pair.unchecked(n=n, epsilon0=epsilon0, k=k)
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, k=ALPHABET, delta=DELTA)
 def epsilon_for_delta(*, n: int, epsilon0: float, k: int, delta: float) -> Bracket:
     """epsilon(delta) of shuffled k-RR over every dataset, maximum over both orders.
 
@@ -229,13 +228,12 @@ def epsilon_for_delta(*, n: int, epsilon0: float, k: int, delta: float) -> Brack
         PrecisionError: the N-revealing pair's thresholds cannot be walked in float (k >= 3,
             see `blanket.delta_given_others`).
     """
-    n, epsilon0, k = check_parameters(n, epsilon0, k)
-    DELTA.check(delta)
+    n, epsilon0, k = as_checked(n, epsilon0, k)
     module, pair = _upper_pair(n, epsilon0, k)
-    up = module.epsilon_for_delta(pair, delta=delta)
+    up = module.epsilon_for_delta.unchecked(pair, delta=delta)
     lower = special = None
     if n <= SPECIAL_PAIR_LIMIT:
-        lo, hi = epsilon_bracket(special_pair(n=n, epsilon0=epsilon0, k=k,
+        lo, hi = epsilon_bracket(special_pair.unchecked(n=n, epsilon0=epsilon0, k=k,
                                               tail=max(min(1e-30, delta * 1e-12), 5e-324)), delta)
         m = f"{_METHOD}.epsilon_for_delta(special pair: lower bound on the mechanism)"
         lower, special = lo.with_(method=m, source=_SOURCE), hi.with_(method=m, source=_SOURCE)
@@ -243,6 +241,7 @@ def epsilon_for_delta(*, n: int, epsilon0: float, k: int, delta: float) -> Brack
                    special=special)
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, k=ALPHABET, epsilon=EPSILON)
 def delta_for_epsilon(*, n: int, epsilon0: float, k: int, epsilon: float) -> Bracket:
     """delta(epsilon), the Bracket of `epsilon_for_delta`'s shape.
 
@@ -260,19 +259,19 @@ def delta_for_epsilon(*, n: int, epsilon0: float, k: int, epsilon: float) -> Bra
         ParameterError: an argument is outside its domain.
         PrecisionError: as in `epsilon_for_delta`.
     """
-    n, epsilon0, k = check_parameters(n, epsilon0, k)
-    EPSILON.check(epsilon)
+    n, epsilon0, k = as_checked(n, epsilon0, k)
     module, pair = _upper_pair(n, epsilon0, k)
-    up = module.delta_for_epsilon(pair, epsilon=epsilon)
+    up = module.delta_for_epsilon.unchecked(pair, epsilon=epsilon)
     lower = special = None
     if n <= SPECIAL_PAIR_LIMIT:
-        lo, hi = delta_bracket(special_pair(n=n, epsilon0=epsilon0, k=k), epsilon)
+        lo, hi = delta_bracket(special_pair.unchecked(n=n, epsilon0=epsilon0, k=k), epsilon)
         m = f"{_METHOD}.delta_for_epsilon(special pair: lower bound on the mechanism)"
         lower, special = lo.with_(method=m, source=_SOURCE), hi.with_(method=m, source=_SOURCE)
     return Bracket(lower=lower, upper=up.upper, pair_lower=up.lower, pair_name="blanket",
                    special=special)
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, k=ALPHABET, alpha=ALPHA)
 def renyi_divergence(*, n: int, epsilon0: float, k: int, alpha: float) -> Bracket:
     """Renyi divergence at order alpha (real > 1, or inf): `upper` from the blanket pair of
     docs/single-message.md (`pair_lower` its lower end), `lower`/`special` from the special
@@ -291,15 +290,15 @@ def renyi_divergence(*, n: int, epsilon0: float, k: int, alpha: float) -> Bracke
     Raises:
         ParameterError: an argument is outside its domain.
     """
-    n, epsilon0, k = check_parameters(n, epsilon0, k)
-    ALPHA.check(alpha)
+    n, epsilon0, k = as_checked(n, epsilon0, k)
     if alpha == math.inf:
-        r = max_divergence(n=n, epsilon0=epsilon0, k=k)
+        r = max_divergence.unchecked(n=n, epsilon0=epsilon0, k=k)
         return Bracket(lower=r, upper=r)
-    up = clone_pair.renyi_divergence(blanket_pair(n=n, epsilon0=epsilon0, k=k), alpha=alpha)
+    up = clone_pair.renyi_divergence.unchecked(
+        blanket_pair.unchecked(n=n, epsilon0=epsilon0, k=k), alpha=alpha)
     lower = special = None
     if n <= SPECIAL_PAIR_LIMIT:
-        low, value = renyi_bracket(special_pair(n=n, epsilon0=epsilon0, k=k), alpha)
+        low, value = renyi_bracket(special_pair.unchecked(n=n, epsilon0=epsilon0, k=k), alpha)
         m = f"{_METHOD}.renyi_divergence(special pair: lower bound on the mechanism)"
         lower = low.with_(method=m, source=_SOURCE)
         special = value.with_(method=m, source=_SOURCE)
@@ -307,6 +306,7 @@ def renyi_divergence(*, n: int, epsilon0: float, k: int, alpha: float) -> Bracke
                    special=special)
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, k=ALPHABET)
 def max_divergence(*, n: int, epsilon0: float, k: int) -> Result:
     """Pure-DP epsilon of shuffled k-RR: exactly epsilon0 (any n >= 2, k >= 2).
 
@@ -326,7 +326,6 @@ def max_divergence(*, n: int, epsilon0: float, k: int) -> Result:
     Raises:
         ParameterError: an argument is outside its domain.
     """
-    check_parameters(n, epsilon0, k)
     return Result(quantity="max_divergence", value=float(epsilon0), kind=Kind.EXACT,
                   direction=Direction.MAX, order=math.inf, source=_SOURCE,
                   method=f"{_METHOD}.max_divergence (LDP bound, attained at b = n)")

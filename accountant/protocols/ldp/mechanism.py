@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
+from accountant.domains import EPSILON0, N_PAIR
 from accountant.pairs.subsampled_count import subsampled_count_pair
 from accountant.protocols import binary_rr
-from accountant.protocols.contract import DominatingPair, Mechanism, brackets_by_order
+from accountant.protocols.contract import DominatingPair, Mechanism, brackets_by_order, param
 from accountant.protocols.ldp.privacy import (
-    check_parameters,
     clones_pair,
     delta_for_epsilon,
     epsilon_for_delta,
@@ -34,22 +34,10 @@ class LDP(Mechanism):
         ParameterError: on construction, an argument outside its domain.
     """
 
-    n: int
-    epsilon0: float
+    n: int = param(N_PAIR, "number of users (>= 2)")
+    epsilon0: float = param(EPSILON0, "local epsilon0 > 0")
     name: ClassVar[str] = "ldp"
-
-    def __post_init__(self) -> None:
-        n, epsilon0 = check_parameters(self.n, self.epsilon0)
-        object.__setattr__(self, "n", n)
-        object.__setattr__(self, "epsilon0", epsilon0)
-
-    def params(self) -> dict[str, Any]:
-        """The parameters as a JSON object.
-
-        Returns:
-            {"n": n, "epsilon0": epsilon0}.
-        """
-        return {"n": self.n, "epsilon0": self.epsilon0}
+    summary: ClassVar[str] = "any epsilon0-LDP randomizer (clones pair upper, binary RR lower)"
 
     def subsampled_view_pair(self, rate: float,
                              relation: str = "substitute") -> ViewPair:
@@ -81,7 +69,7 @@ class LDP(Mechanism):
         Returns:
             DominatingPair with the ClonePair of `ldp.clones_pair`.
         """
-        return DominatingPair(pair=clones_pair(n=self.n, epsilon0=self.epsilon0),
+        return DominatingPair(pair=clones_pair.unchecked(n=self.n, epsilon0=self.epsilon0),
                               name="clones pair (Feldman, McMillan, Talwar, FOCS 2021)",
                               proof="docs/clones-and-blankets.md")
 
@@ -97,7 +85,7 @@ class LDP(Mechanism):
         Raises:
             ParameterError: delta outside (0, 1).
         """
-        return epsilon_for_delta(n=self.n, epsilon0=self.epsilon0, delta=delta)
+        return epsilon_for_delta.unchecked(n=self.n, epsilon0=self.epsilon0, delta=delta)
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
         """delta(epsilon) over the class, maximum over both orders (`ldp.delta_for_epsilon`).
@@ -111,7 +99,7 @@ class LDP(Mechanism):
         Raises:
             ParameterError: epsilon < 0 or NaN.
         """
-        return delta_for_epsilon(n=self.n, epsilon0=self.epsilon0, epsilon=epsilon)
+        return delta_for_epsilon.unchecked(n=self.n, epsilon0=self.epsilon0, epsilon=epsilon)
 
     def renyi(self, orders: Sequence[float]) -> list[Bracket]:
         """Renyi divergences at many orders (`ldp.renyi_curve` for the finite ones).
@@ -126,7 +114,8 @@ class LDP(Mechanism):
             ParameterError: an order outside (1, inf].
         """
         return brackets_by_order(
-            orders, lambda alphas: renyi_curve(n=self.n, epsilon0=self.epsilon0, alphas=alphas),
+            orders, lambda alphas: renyi_curve.unchecked(n=self.n, epsilon0=self.epsilon0,
+                                                 alphas=alphas),
             self.max_divergence)
 
     def max_divergence(self) -> Bracket:
@@ -135,5 +124,5 @@ class LDP(Mechanism):
         Returns:
             Bracket with the EXACT Result epsilon0 as both ends.
         """
-        r = max_divergence(n=self.n, epsilon0=self.epsilon0)
+        r = max_divergence.unchecked(n=self.n, epsilon0=self.epsilon0)
         return Bracket(lower=r, upper=r)

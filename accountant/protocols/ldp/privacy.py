@@ -14,9 +14,8 @@ class; both are reported, so users see how tight the upper bound is.
 from __future__ import annotations
 
 import math
-from typing import Any
 
-from accountant.domains import ALPHA, DELTA, EPSILON, EPSILON0, N_PAIR
+from accountant.domains import ALPHA, DELTA, EPSILON, EPSILON0, N_PAIR, checked, finite_orders
 from accountant.pairs import clones as clone_pair
 from accountant.protocols import binary_rr
 from accountant.result import Bracket, Direction, Kind, Result, Source
@@ -33,12 +32,7 @@ __all__ = [
 _METHOD = "protocols.ldp"
 
 
-def check_parameters(n: Any, epsilon0: Any) -> tuple[int, float]:
-    N_PAIR.check(n)
-    EPSILON0.check(epsilon0)
-    return int(n), float(epsilon0)
-
-
+@checked(n=N_PAIR, epsilon0=EPSILON0)
 def clones_pair(*, n: int, epsilon0: float) -> clone_pair.ClonePair:
     """FMT20's clones pair for n users and epsilon0 (docs/clones-and-blankets.md#clones-pair).
 
@@ -52,8 +46,7 @@ def clones_pair(*, n: int, epsilon0: float) -> clone_pair.ClonePair:
     Raises:
         ParameterError: an argument is outside its domain.
     """
-    n, epsilon0 = check_parameters(n, epsilon0)
-    return clone_pair.fmt_clones(n=n, epsilon0=epsilon0)
+    return clone_pair.fmt_clones.unchecked(n=n, epsilon0=epsilon0)
 
 
 def _lower_note(r: Result) -> Result:
@@ -63,6 +56,7 @@ def _lower_note(r: Result) -> Result:
                                  locator="docs/single-message.md#binary-randomized-response"))
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, delta=DELTA)
 def epsilon_for_delta(*, n: int, epsilon0: float, delta: float) -> Bracket:
     """epsilon(delta) over every epsilon0-LDP randomizer: `upper` the clones pair's certified
     value (`pair_lower` its lower end), `lower` binary RR's special pair (in the class).
@@ -79,14 +73,15 @@ def epsilon_for_delta(*, n: int, epsilon0: float, delta: float) -> Bracket:
     Raises:
         ParameterError: an argument is outside its domain.
     """
-    n, epsilon0 = check_parameters(n, epsilon0)
-    DELTA.check(delta)
-    out = clone_pair.epsilon_for_delta(clones_pair(n=n, epsilon0=epsilon0), delta=delta)
-    lo, _ = binary_rr.special_epsilon_bracket(n, epsilon0, delta)
+    n, epsilon0 = int(n), float(epsilon0)
+    out = clone_pair.epsilon_for_delta.unchecked(clones_pair.unchecked(n=n, epsilon0=epsilon0),
+                                                 delta=delta)
+    lo, _ = binary_rr.special_epsilon_bracket.unchecked(n, epsilon0, delta)
     return Bracket(lower=_lower_note(lo), upper=out.upper, pair_lower=out.lower,
                    pair_name="clones")
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, epsilon=EPSILON)
 def delta_for_epsilon(*, n: int, epsilon0: float, epsilon: float) -> Bracket:
     """delta(epsilon), the Bracket of `epsilon_for_delta`'s shape.
 
@@ -101,14 +96,15 @@ def delta_for_epsilon(*, n: int, epsilon0: float, epsilon: float) -> Bracket:
     Raises:
         ParameterError: an argument is outside its domain.
     """
-    n, epsilon0 = check_parameters(n, epsilon0)
-    EPSILON.check(epsilon)
-    out = clone_pair.delta_for_epsilon(clones_pair(n=n, epsilon0=epsilon0), epsilon=epsilon)
-    special = binary_rr.delta_for_epsilon(n=n, epsilon0=epsilon0, epsilon=epsilon, ones=0)
+    n, epsilon0 = int(n), float(epsilon0)
+    out = clone_pair.delta_for_epsilon.unchecked(clones_pair.unchecked(n=n, epsilon0=epsilon0),
+                                                 epsilon=epsilon)
+    special = binary_rr.delta_for_epsilon.unchecked(n=n, epsilon0=epsilon0, epsilon=epsilon, ones=0)
     return Bracket(lower=_lower_note(special.lower), upper=out.upper, pair_lower=out.lower,
                    pair_name="clones")
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, alpha=ALPHA)
 def renyi_divergence(*, n: int, epsilon0: float, alpha: float) -> Bracket:
     """Renyi divergence at order alpha (real > 1, or inf for the max-divergence): `upper`
     the clones pair's, `lower` binary RR's special pair.
@@ -124,17 +120,18 @@ def renyi_divergence(*, n: int, epsilon0: float, alpha: float) -> Bracket:
     Raises:
         ParameterError: an argument is outside its domain.
     """
-    n, epsilon0 = check_parameters(n, epsilon0)
-    ALPHA.check(alpha)
+    n, epsilon0 = int(n), float(epsilon0)
     if alpha == math.inf:
-        r = max_divergence(n=n, epsilon0=epsilon0)
+        r = max_divergence.unchecked(n=n, epsilon0=epsilon0)
         return Bracket(lower=r, upper=r)
-    out = clone_pair.renyi_divergence(clones_pair(n=n, epsilon0=epsilon0), alpha=alpha)
-    special = binary_rr.renyi_divergence(n=n, epsilon0=epsilon0, alpha=alpha, ones=0)
+    out = clone_pair.renyi_divergence.unchecked(clones_pair.unchecked(n=n, epsilon0=epsilon0),
+                                                alpha=alpha)
+    special = binary_rr.renyi_divergence.unchecked(n=n, epsilon0=epsilon0, alpha=alpha, ones=0)
     return Bracket(lower=_lower_note(special.lower), upper=out.upper, pair_lower=out.lower,
                    pair_name="clones")
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0, alphas=finite_orders)
 def renyi_curve(*, n: int, epsilon0: float,
                 alphas: list[float]) -> list[tuple[Result, Result]]:
     """(lower, upper) at many real orders > 1 in one pass: upper = the clones pair's
@@ -152,12 +149,14 @@ def renyi_curve(*, n: int, epsilon0: float,
     Raises:
         ParameterError: an argument is outside its domain (an infinite order included).
     """
-    n, epsilon0 = check_parameters(n, epsilon0)
-    uppers = clone_pair.renyi_curve(clones_pair(n=n, epsilon0=epsilon0), alphas=alphas)
-    lowers = binary_rr.special_pair_renyi(n=n, epsilon0=epsilon0, alphas=alphas)
+    n, epsilon0 = int(n), float(epsilon0)
+    uppers = clone_pair.renyi_curve.unchecked(clones_pair.unchecked(n=n, epsilon0=epsilon0),
+                                              alphas=alphas)
+    lowers = binary_rr.special_pair_renyi.unchecked(n=n, epsilon0=epsilon0, alphas=alphas)
     return [(_lower_note(low), up) for (low, _), (_, up) in zip(lowers, uppers, strict=True)]
 
 
+@checked(n=N_PAIR, epsilon0=EPSILON0)
 def max_divergence(*, n: int, epsilon0: float) -> Result:
     """Pure epsilon of the class: exactly epsilon0 (the shuffled output post-processes n
     independent reports, one of which changes; binary RR attains it).
@@ -173,7 +172,6 @@ def max_divergence(*, n: int, epsilon0: float) -> Result:
     Raises:
         ParameterError: an argument is outside its domain.
     """
-    check_parameters(n, epsilon0)
     return Result(quantity="max_divergence", value=float(epsilon0), kind=Kind.EXACT,
                   direction=Direction.MAX, order=math.inf,
                   method=f"{_METHOD}.max_divergence (LDP post-processing; attained by "

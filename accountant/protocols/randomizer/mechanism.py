@@ -12,7 +12,7 @@ from accountant.domains import ALPHA, DELTA, EPSILON, N_PAIR
 from accountant.errors import ParameterError
 from accountant.pairs.subsampled_count import subsampled_count_pair
 from accountant.protocols import ldp
-from accountant.protocols.contract import DominatingPair, Mechanism
+from accountant.protocols.contract import DominatingPair, Mechanism, param
 from accountant.protocols.randomizer import blanket
 from accountant.protocols.randomizer.matrix import Randomizer
 from accountant.protocols.randomizer.views import exact_view_pair, histogram_count
@@ -56,12 +56,11 @@ class RandomizerMechanism(Mechanism):
     """
 
     matrix: Randomizer
-    n: int
+    n: int = param(N_PAIR, "number of users (>= 2)")
     name: ClassVar[str] = "randomizer"
 
     def __post_init__(self) -> None:
-        N_PAIR.check(self.n)
-        object.__setattr__(self, "n", int(self.n))
+        super().__post_init__()  # validates the declared n
         if not isinstance(self.matrix, Randomizer):
             object.__setattr__(self, "matrix", Randomizer.from_rows(self.matrix))
 
