@@ -1,19 +1,17 @@
 """`shuffle-accountant reproduce`: regenerate the seed papers' figures and tables.
 
-Each `figures/fig_*.py` module exposes `FIGURE = FigureSpec(...)`; this command discovers
-them, runs the selected ones and writes PNG + CSV files under --out, the audit report
-`audit.md` (figures/audit_report.py), `index.json` listing what was produced (and what
-failed, with the error, without hiding it) and `index.md`, which links every file with one
-sentence on what to see in it. Progress (overall and per figure) goes to stderr through
-tqdm, so that --json output on stdout stays clean.
+Each `figures/fig_*.py` module exposes `FIGURE = FigureSpec(...)`, listed in the table
+`figures.all_figures.FIGURES`; this command runs the selected ones and writes PNG + CSV files
+under --out, the audit report `audit.md` (figures/audit_report.py), `index.json` listing what
+was produced (and what failed, with the error, without hiding it) and `index.md`, which links
+every file with one sentence on what to see in it. Progress (overall and per figure) goes to
+stderr through tqdm, so that --json output on stdout stays clean.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
-import pkgutil
 import sys
 import textwrap
 import time
@@ -23,7 +21,6 @@ from typing import Any
 
 from tqdm import tqdm
 
-import figures
 from figures import audit_report
 from figures.common import FigureSpec, set_progress
 from figures.output_paths import output_directory
@@ -37,15 +34,12 @@ def discover() -> list[FigureSpec]:
     """All figure specs, sorted by name.
 
     Returns:
-        The FIGURE of every `figures/fig_*.py` module that has one.
+        The table figures.all_figures.FIGURES (imported here, not when the command line is
+        built: it imports every figure's dependencies).
     """
-    specs = []
-    for info in pkgutil.iter_modules(figures.__path__):
-        if info.name.startswith("fig_"):
-            spec = getattr(importlib.import_module(f"figures.{info.name}"), "FIGURE", None)
-            if spec is not None:
-                specs.append(spec)
-    return sorted(specs, key=lambda s: s.name)
+    from figures.all_figures import FIGURES
+
+    return sorted(FIGURES, key=lambda s: s.name)
 
 
 def _audit_spec() -> FigureSpec:

@@ -90,3 +90,12 @@ def test_failed_figure_is_reported_not_hidden(tmp_path: Path, monkeypatch):
     index = reproduce(tmp_path, quick=True, only=["boom"])
     assert index["figures"][0]["status"] == "failed"
     assert "broken on purpose" in (tmp_path / "index.md").read_text()
+
+
+def test_table_lists_every_figure_module_once():
+    import figures
+    from figures.all_figures import FIGURES
+
+    modules = sorted(p.stem for p in Path(figures.__file__).parent.glob("fig_*.py"))
+    assert sorted(spec.run.__module__.removeprefix("figures.") for spec in FIGURES) == modules
+    assert len({spec.name for spec in FIGURES}) == len(FIGURES)
