@@ -101,6 +101,17 @@ class ViewPair:
         return int(self.p.size)
 
     @property
+    def float_loss(self) -> np.ndarray:
+        """`loss` of a "float" view, always an array there (`__post_init__` fills it in).
+
+        Raises:
+            ValueError: for the "mp" and "exact" backends, which carry no loss array.
+        """
+        if self.loss is None:
+            raise ValueError(f"a {self.backend!r} view has no loss array")
+        return self.loss
+
+    @property
     def has_tails(self) -> bool:
         return self.tail_p > 0 or self.tail_q > 0
 
@@ -267,7 +278,7 @@ class ViewPair:
         err = (np.add.outer(_arr(self.log_error, self.size), _arr(other.log_error, other.size))
                .ravel() + 2 * UNIT_ROUNDOFF)
         with np.errstate(invalid="ignore"):
-            loss = np.add.outer(self.loss, other.loss).ravel()
+            loss = np.add.outer(self.float_loss, other.float_loss).ravel()
         # +inf + -inf: an atom of P1 only (Q1 = 0) times an atom of Q2 only (P2 = 0), so
         # P = Q = 0 there; -inf keeps the "no P mass" reading instead of a NaN loss.
         loss = np.where(np.isnan(loss), -np.inf, loss)
@@ -281,9 +292,10 @@ class ViewPair:
     def _sup_abs_loss(self) -> float:
         """sup |log P/Q| over the grid (float-rounded up) and the residual."""
         if self.backend == "float":
-            finite = self.loss[np.isfinite(self.loss)]
+            loss = self.float_loss
+            finite = loss[np.isfinite(loss)]
             grid = float(np.max(np.abs(finite) + _arr(self.loss_error, self.size)[
-                np.isfinite(self.loss)])) if finite.size else 0.0
+                np.isfinite(loss)])) if finite.size else 0.0
             if finite.size < self.size:
                 grid = math.inf
         else:

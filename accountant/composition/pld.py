@@ -160,7 +160,7 @@ def from_view(view: ViewPair, width: float, pessimistic: bool) -> LossPmf:
     if not pessimistic and not view.grid_exact:
         raise ParameterError("an optimistic PLD needs a view whose grid is exact")
     n = view.size
-    lp, loss = view.p, view.loss
+    lp, loss = view.p, view.float_loss
     lerr = arr(view.log_error, n) + ULP_SLACK
     margin = arr(view.loss_error, n) + 4 * _U * np.abs(np.where(np.isfinite(loss), loss, 0.0))
     live = np.isfinite(lp)

@@ -68,7 +68,7 @@ def _pessimistic(view: ViewPair, upper: bool) -> tuple[np.ndarray, np.ndarray]:
     n = view.size
     lerr = arr(view.log_error, n) + ULP_SLACK
     # loss margin also covers rounding of eps - L (relative u of the larger magnitude)
-    loss = view.loss
+    loss = view.float_loss
     finite = np.isfinite(loss)
     lmargin = arr(view.loss_error, n) + 4 * UNIT_ROUNDOFF * np.abs(np.where(finite, loss, 0.0))
     if upper:
@@ -98,7 +98,7 @@ def _delta_float(view: ViewPair, epsilon: float) -> tuple[Any, Any, Any]:
     lp_u, loss_u = _pessimistic(view, True)
     upper = add_values(exp_up(_log_delta_float(lp_u, loss_u, epsilon, +1)),
                        _up_tail(view.tail_p))
-    nominal = exp_up(_log_delta_float(view.p, view.loss, epsilon, 0)) * (1 - ULP_SLACK)
+    nominal = exp_up(_log_delta_float(view.p, view.float_loss, epsilon, 0)) * (1 - ULP_SLACK)
     lp_l, loss_l = _pessimistic(view, False)
     lower = exp_down(_log_delta_float(lp_l, loss_l, epsilon, -1))
     if not view.grid_exact:
@@ -191,7 +191,7 @@ def _epsilon_float(view: ViewPair, delta: Any, side: int) -> float:
     side 0: the plain float evaluation (for the error budget).
     """
     if side == 0:
-        lp, loss = view.p, view.loss
+        lp, loss = view.p, view.float_loss
     else:
         lp, loss = _pessimistic(view, side > 0)
     # delta may be an mpf below float range (1e-400): work with its logarithm
@@ -200,7 +200,7 @@ def _epsilon_float(view: ViewPair, delta: Any, side: int) -> float:
         # only epsilon <= the upper end E matters, and there H >= H_grid - e^E tail_q
         upper_end = _epsilon_float(view, delta, +1)
         if not math.isfinite(upper_end):
-            upper_end = float(np.max(np.where(np.isfinite(view.loss), view.loss, 0.0)))
+            upper_end = float(np.max(np.where(np.isfinite(view.float_loss), view.float_loss, 0.0)))
         target = target + _deficit_allowance(view, upper_end)
     if target <= 0:
         return math.inf

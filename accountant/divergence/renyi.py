@@ -57,7 +57,7 @@ def _mismatch_kind(view: ViewPair) -> Kind:
 
 def _has_infinite_loss(view: ViewPair) -> bool:
     if view.backend == "float":
-        return bool(np.any(np.isposinf(view.loss) & np.isfinite(view.p)))
+        return bool(np.any(np.isposinf(view.float_loss) & np.isfinite(view.p)))
     return any(pi > 0 and qi == 0 for pi, qi in zip(view.p, view.q, strict=True))
 
 
@@ -71,8 +71,8 @@ def _renyi_float(v: ViewPair, alpha: float) -> tuple[float, float]:
     """(nominal, upper) of D_alpha(P||Q) for a float view without infinite loss."""
     a1 = alpha - 1.0
     n = v.size
-    ok = np.isfinite(v.p) & ~np.isneginf(v.loss)
-    lp, loss = v.p[ok], v.loss[ok]
+    ok = np.isfinite(v.p) & ~np.isneginf(v.float_loss)
+    lp, loss = v.p[ok], v.float_loss[ok]
     lerr = arr(v.log_error, n)[ok] + ULP_SLACK
     lossr = arr(v.loss_error, n)[ok] + 4 * UNIT_ROUNDOFF * np.abs(loss)
     log_resid = _log_residual_term(v, a1)
@@ -113,8 +113,8 @@ def _renyi_float_lower(v: ViewPair, alpha: float) -> float:
     """
     a1 = alpha - 1.0
     n = v.size
-    ok = np.isfinite(v.p) & ~np.isneginf(v.loss)
-    lp, loss = v.p[ok], v.loss[ok]
+    ok = np.isfinite(v.p) & ~np.isneginf(v.float_loss)
+    lp, loss = v.p[ok], v.float_loss[ok]
     if not lp.size:
         return 0.0
     if not v.grid_exact and v.tail_q > 0:
@@ -308,8 +308,8 @@ def max_divergence(view: ViewPair, *, direction: Direction | str = Direction.MAX
                            quantity="max_divergence")
         resid = v.residual_loss_bound if v.tail_p > 0 else -math.inf
         if v.backend == "float":
-            ok = np.isfinite(v.p) & ~np.isneginf(v.loss)
-            loss = v.loss[ok]
+            ok = np.isfinite(v.p) & ~np.isneginf(v.float_loss)
+            loss = v.float_loss[ok]
             err = arr(v.loss_error, v.size)[ok] + 4 * UNIT_ROUNDOFF * np.abs(loss)
             grid = float(np.max(loss + err)) if loss.size else -math.inf
             value = max(grid, resid, 0.0)
@@ -352,8 +352,8 @@ def kl_divergence(view: ViewPair, *, direction: Direction | str = Direction.MAX,
                            quantity="kl")
         resid = float(v.tail_p) * v.residual_loss_bound if v.tail_p > 0 else 0.0
         if v.backend == "float":
-            ok = np.isfinite(v.p) & ~np.isneginf(v.loss)
-            p, loss = np.exp(v.p[ok]), v.loss[ok]
+            ok = np.isfinite(v.p) & ~np.isneginf(v.float_loss)
+            p, loss = np.exp(v.p[ok]), v.float_loss[ok]
             terms = p * loss
             err = float(np.sum(np.abs(terms) * np.expm1(arr(v.log_error, v.size)[ok]
                                                         + ULP_SLACK)

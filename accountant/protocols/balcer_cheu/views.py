@@ -327,7 +327,7 @@ def _pruned_for_p_q(view: ViewPair, *, log_floor: float) -> ViewPair:
     (the loss is antisymmetric under swapping coordinates) and drops the window's corners.
     """
     n = view.size
-    loss = view.loss
+    loss = view.float_loss
     finite = np.isfinite(loss)
     margin = np.broadcast_to(np.asarray(view.loss_error, dtype=float), (n,)) + \
         8 * UNIT_ROUNDOFF * np.abs(np.where(finite, loss, 0.0))
@@ -444,7 +444,7 @@ def _coordinate_arrays(params: BalcerCheuParameters, tail: float) -> tuple[np.nd
     """Linear P, Q, loss and loss error of one zsum coordinate (float), plus tail mass."""
     v = zsum_view(params, tail=tail)
     err = np.broadcast_to(np.asarray(v.log_error, dtype=float), (v.size,))
-    return (np.exp(v.p), np.exp(v.q), v.loss,
+    return (np.exp(v.p), np.exp(v.q), v.float_loss,
             np.broadcast_to(np.asarray(v.loss_error, dtype=float), (v.size,)), err,
             np.array([float(v.tail_p), float(v.tail_q)]))
 

@@ -363,7 +363,7 @@ def row_lattice(view: ViewPair, *, upper: bool, step: float = STEP,
     n = view.size
     lerr = np.broadcast_to(np.asarray(view.log_error, dtype=float), (n,))
     lse = np.broadcast_to(np.asarray(view.loss_error, dtype=float), (n,))
-    loss = view.loss
+    loss = view.float_loss
     finite_loss = np.isfinite(loss)
     margin = lse + 4 * _U * np.abs(np.where(finite_loss, loss, 0.0))
     sign = 1.0 if upper else -1.0
@@ -557,7 +557,7 @@ def mixture_view(params: CountMinParameters, lowers: Sequence[LossLattice], *,
     return ViewPair(backend="float", p=np.concatenate([v.p for v in views]),
                     q=np.concatenate([v.q for v in views]), tail_p=0.0, tail_q=0.0,
                     residual_loss_bound=math.inf,
-                    loss=np.concatenate([v.loss for v in views]),
+                    loss=np.concatenate([v.float_loss for v in views]),
                     log_error=np.concatenate([np.broadcast_to(v.log_error, (v.size,))
                                               for v in views]),
                     loss_error=0.0, grid_exact=True,
