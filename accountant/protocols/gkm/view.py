@@ -418,8 +418,8 @@ def pure_epsilon(view: ViewPair, *, direction: Direction | str = Direction.MAX) 
                       method=method, source=SOURCE, order=math.inf,
                       error_budget=max(upper - max(nominal, 0.0), 0.0))
 
-    pq = one(view.loss, sup_out["P||Q"], Direction.P_Q)
-    qp = one(-view.loss, sup_out["Q||P"], Direction.Q_P)
+    pq = one(view.float_loss, sup_out["P||Q"], Direction.P_Q)
+    qp = one(-view.float_loss, sup_out["Q||P"], Direction.Q_P)
     if direction is Direction.P_Q:
         return pq
     if direction is Direction.Q_P:
@@ -445,7 +445,7 @@ def pure_epsilon_lower(view: ViewPair) -> Result:
         Result(quantity="max_divergence", kind=LOWER, direction=MAX, order=inf), at least 0;
         EXACT +inf when some grid loss is infinite in either order.
     """
-    loss = view.loss
+    loss = view.float_loss
     if np.any(np.isinf(loss)):
         return Result(quantity="max_divergence", value=math.inf, kind=Kind.EXACT,
                       direction=Direction.MAX, order=math.inf, source=SOURCE,
@@ -534,14 +534,15 @@ def pure_epsilon_rays(*, n: int, ones: int, epsilon_prime: float, q: float, s: i
     sup_qp = max(nom_qp + err, -far - log_g_low + far_err)
     method = "protocols.gkm.view.pure_epsilon_rays (float64 log-space, 1-D rays + far bound)"
     out = []
-    for value, nominal, d in ((sup_pq, nom_pq, Direction.P_Q), (sup_qp, nom_qp, Direction.Q_P)):
+    for value, nominal, direction in ((sup_pq, nom_pq, Direction.P_Q),
+                                      (sup_qp, nom_qp, Direction.Q_P)):
         if nominal == math.inf:
             out.append(Result(quantity="max_divergence", value=math.inf, kind=Kind.EXACT,
-                              direction=d, method=method + " [support mismatch]",
+                              direction=direction, method=method + " [support mismatch]",
                               source=SOURCE, order=math.inf))
         else:
             value = max(value, 0.0)
             out.append(Result(quantity="max_divergence", value=value, kind=Kind.UPPER,
-                              direction=d, method=method, source=SOURCE, order=math.inf,
-                              error_budget=max(value - max(nominal, 0.0), 0.0)))
+                              direction=direction, method=method, source=SOURCE,
+                              order=math.inf, error_budget=max(value - max(nominal, 0.0), 0.0)))
     return out[0], out[1]
