@@ -111,7 +111,7 @@ class Randomizer:
                                          "valid range [0, 1]")
                 if isinstance(v, float) and not math.isfinite(v):
                     raise ParameterError(f"matrix[{i}][{j}]={v!r} is outside [0, 1]")
-                f = Fraction(v) if not isinstance(v, Fraction) else v
+                f = _exact(v)
                 if f < 0 or f > 1:
                     raise ParameterError(f"matrix[{i}][{j}]={v!r} is outside [0, 1]")
                 exact.append(f)
@@ -184,7 +184,7 @@ class Randomizer:
     def epsilon0(self) -> float:
         """The exact local epsilon0 = log max ratio, rounded up to a float (inf possible)."""
         ratio = self.max_ratio()[0]
-        if ratio == math.inf:
+        if not isinstance(ratio, Fraction):  # math.inf
             return math.inf
         with mpmath.workdps(40):
             return up(mpmath.log(mpmath.mpf(ratio.numerator) / ratio.denominator))
@@ -193,7 +193,7 @@ class Randomizer:
     def epsilon0_lower(self) -> float:
         """log max ratio rounded down (the same exact number, other direction)."""
         ratio = self.max_ratio()[0]
-        if ratio == math.inf:
+        if not isinstance(ratio, Fraction):  # math.inf
             return math.inf
         with mpmath.workdps(40):
             return down(mpmath.log(mpmath.mpf(ratio.numerator) / ratio.denominator))
@@ -221,6 +221,14 @@ class Randomizer:
                 **({"source": self.source} if self.source else {})}
 
 
+def _exact(v: numbers.Real) -> Fraction:
+    """The exact value of an int, Fraction or float (another Real, e.g. numpy's float32,
+    as the float it converts to)."""
+    if isinstance(v, numbers.Rational):
+        return v if isinstance(v, Fraction) else Fraction(v)
+    return Fraction(float(v))
+
+
 def _short(x: Any) -> str:
     text = repr(x)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -231,11 +239,11 @@ def _exp(epsilon0: float | None, exp_epsilon0: Any) -> Fraction | float:
     """e^eps0 as a Fraction (exp_epsilon0 given, rational) or a float."""
     if (epsilon0 is None) == (exp_epsilon0 is None):
         raise ParameterError("give exactly one of epsilon0 and exp_epsilon0")
-    if exp_epsilon0 is not None:
+    if epsilon0 is None:  # exp_epsilon0 is given
         if isinstance(exp_epsilon0, bool) or not isinstance(exp_epsilon0, numbers.Real) \
-                or not exp_epsilon0 > 1 or not math.isfinite(float(exp_epsilon0)):
+                or not math.isfinite(float(exp_epsilon0)) or not _exact(exp_epsilon0) > 1:
             raise ParameterError(f"exp_epsilon0={exp_epsilon0!r} is outside (1, inf)")
-        return Fraction(exp_epsilon0)
+        return _exact(exp_epsilon0)
     EPSILON0.check(epsilon0)
     if epsilon0 > 700:
         raise ParameterError(f"epsilon0={epsilon0!r} is outside (0, 700] (e^epsilon0 must "
@@ -245,7 +253,7 @@ def _exp(epsilon0: float | None, exp_epsilon0: Any) -> Fraction | float:
 
 def _int(name: str, value: Any, low: int, high: float) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not (
-            low <= value <= high):
+            low <= int(value) <= high):
         hi = "inf" if high == math.inf else str(int(high))
         raise ParameterError(f"{name}={value!r} is outside integers in [{low}, {hi}]")
     return int(value)
@@ -422,9 +430,10 @@ def local_hashing(k: int, epsilon0: float | None = None, *, g: int | None = None
         size = _int("family", family, 1, MAX_OUTPUTS)
         table = np.random.default_rng(seed).integers(0, g, size=(size, k)).tolist()
     else:
+        # mypy does not know that int is a numbers.Integral: family is the Sequence here
         table = [list(r) for r in family]  # type: ignore[union-attr]
         for j, r in enumerate(table):
-            if len(r) != k or any(not isinstance(v, numbers.Integral) or not 0 <= v < g
+            if len(r) != k or any(not isinstance(v, numbers.Integral) or not 0 <= int(v) < g
                                   for v in r):
                 raise ParameterError(f"family[{j}]={_short(r)} is not {k} integers in "
                                      f"[0, {g})")
