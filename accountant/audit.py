@@ -116,6 +116,7 @@ def audit_claim(*, claim: str, source: Source, quantity: str, claimed: float,
     else:
         verdict = "loose"
     ref = computed_upper if computed_upper is not None else computed_lower
+    assert ref is not None  # at least one of the two was required above
     value = float(ref)
     looseness = math.inf if value == 0 else claimed / value
     return AuditRecord(claim=claim, source=source, quantity=quantity, claimed=claimed,
