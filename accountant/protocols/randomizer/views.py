@@ -261,7 +261,7 @@ def exact_worst_case(matrix: Randomizer, n: int, epsilon: float | None = None, *
     if (epsilon is None) == (exp_epsilon is None):
         raise ParameterError("give exactly one of epsilon and exp_epsilon")
     many = isinstance(exp_epsilon, Sequence)
-    gammas = list(exp_epsilon) if many else [math.exp(epsilon) if exp_epsilon is None
+    gammas = list(exp_epsilon) if many else [math.exp(epsilon) if epsilon is not None
                                              else exp_epsilon]
     for g in gammas:
         if isinstance(g, bool) or not (isinstance(g, int | float | Fraction) and g >= 1
