@@ -167,7 +167,7 @@ def rational_pair(view: ViewPair) -> RationalPair:
     ratio = [t[2] for t in pts]
     atoms = sum(1 for r in ratio if r is None)
     return RationalPair(p=[t[0] for t in pts], q=[t[1] for t in pts], ratio=ratio,
-                        atoms=atoms, finite_ratios=ratio[atoms:],
+                        atoms=atoms, finite_ratios=[r for r in ratio[atoms:] if r is not None],
                         a_prefix=a_pre, b_prefix=b_pre, rho=to_fmpq(rho),
                         tail_p=to_fmpq(view.tail_p), tail_q=to_fmpq(view.tail_q),
                         grid_exact=bool(view.grid_exact),
@@ -467,7 +467,7 @@ def max_divergence_enclosure(rp: RationalPair, precision: int) -> Certified:
     resid = rp.residual_loss_bound if rp.tail_p > 0 else -INF
 
     def evaluate(prec: int) -> tuple[End, End, bool]:
-        hi = _log_bounds(r_u, prec)[1]
+        hi: End = _log_bounds(r_u, prec)[1]
         if resid == INF:
             hi = INF
         elif resid > -INF:
