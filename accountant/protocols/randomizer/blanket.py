@@ -428,10 +428,10 @@ def _lattice_bound(hi: np.ndarray, weights: np.ndarray, counts: np.ndarray, step
     wmag = mult_k * np.abs(what_c)
     log_r_k = np.log(r_k)
     rows = max(1, (1 << 20) // max(phi_k.size, 1))
-    for lo in range(0, cs_all.size, rows):
+    for first in range(0, cs_all.size, rows):
         # phi^c = |phi|^c (cos c arg + i sin c arg) for a block of counts at once; the
         # error model of each entry is the one stated for one count (kappa below)
-        cs = cs_all[lo:lo + rows, None]
+        cs = cs_all[first:first + rows, None]
         modc = np.exp(cs * log_mod)
         power = modc * (np.cos(cs * ang) + 1j * np.sin(cs * ang))
         rc_up = np.exp(cs * log_r_k) * (1 + 4 * _U * (2 + cs * (1 + np.abs(log_r_k))))
@@ -448,7 +448,7 @@ def _lattice_bound(hi: np.ndarray, weights: np.ndarray, counts: np.ndarray, step
             log_main = c * log_scale + math.log(t_c if t_c > 0 else 1e-300)
             log_tail = _log_tail(tail_ts, tail_exp, c, j_max, size // 2)
             log_e = float(np.logaddexp(log_main, log_tail)) + 1e-12
-            values[lo + k] = (step * math.exp(min(log_e, 700.0)) / c * (1 + 8 * _U)
+            values[first + k] = (step * math.exp(min(log_e, 700.0)) / c * (1 + 8 * _U)
                               if log_e > -700 else 1e-300)
     sorted_counts = counts[order]
     at = np.searchsorted(counts[evaluated], sorted_counts, side="right") - 1
