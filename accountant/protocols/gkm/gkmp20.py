@@ -92,16 +92,17 @@ def audit_not_pure(params: gkm.GkmParameters, *, ones: int | None = None) -> dic
         v = view_pair(params, ones=k)
         lowers.append(gkm_view.pure_epsilon_lower(v))
         uppers.append(gkm_view.pure_epsilon(v))
+    upper = max(uppers, key=lambda r: r.value)
     record = audit_claim(
         claim="not epsilon-DP for any finite epsilon (max-divergence = +inf)",
         source=Source(citation="Ghazi, Kumar, Manurangsi, Pure-DP Aggregation in the "
                       "Shuffle Model", locator="Sec. 1.2 (Technical Overview)"),
         quantity="max_divergence", claimed=math.inf,
-        computed_upper=max(uppers, key=lambda r: r.value),
+        computed_upper=upper,
         computed_lower=max(lowers, key=lambda r: r.value), params=params.to_json())
     out = record.to_json()
     lower_inf = record.computed_lower is not None and math.isinf(float(record.computed_lower))
-    upper_finite = math.isfinite(float(record.computed_upper))
+    upper_finite = math.isfinite(float(upper))
     # holds only on a certified +inf; violated only on a certified finite value; a finite
     # lower end with an infinite upper end decides nothing
     out["verdict"] = "holds" if lower_inf else ("violated" if upper_finite else "undecided")

@@ -665,6 +665,13 @@ def renyi_worst(params: GkmParameters, *, orders: list[float],
     return out
 
 
+def _target_epsilon(params: GkmParameters) -> float:
+    """params.epsilon, which GKMP20 parameters do not have (a TypeError, as documented)."""
+    if params.epsilon is None:
+        raise TypeError(f"no pure-DP target epsilon in these parameters ({params.choice})")
+    return params.epsilon
+
+
 def audit_lemma8(params: GkmParameters, *, ones: int | None = None) -> AuditRecord:
     """Lemma 8's claim (epsilon-DP) against the computed max-divergence.
 
@@ -684,21 +691,22 @@ def audit_lemma8(params: GkmParameters, *, ones: int | None = None) -> AuditReco
         ParameterError: ones outside 0..n-1, or the grid for the lower end does not fit
             (`check_box_budget`).
     """
+    epsilon = _target_epsilon(params)
     upper = max((max_divergence(params, ones=k) for k in ones_range(params, ones)),
                 key=lambda r: r.value)
     lower = None
-    if upper.value > params.epsilon:
+    if upper.value > epsilon:
         check_box_budget(params, ones)
         lower = max((gkm_view.pure_epsilon_lower(view_pair(params, ones=k))
                      for k in ones_range(params, ones)), key=lambda r: r.value)
-    failures = condition7_failures(epsilon=params.epsilon, epsilon_prime=params.epsilon_prime,
+    failures = condition7_failures(epsilon=epsilon, epsilon_prime=params.epsilon_prime,
                                    q=params.q, s=params.s, lam=params.lam)
     status = "Condition 7 holds" if not failures else "Condition 7 FAILS: " + "; ".join(
         failures)
     return audit_claim(
         claim=f"epsilon-DP with epsilon={params.epsilon!r} ({status})",
         source=Source(citation=CITATION, locator="Lemma 8 / Theorem 6"),
-        quantity="max_divergence", claimed=float(params.epsilon), computed_upper=upper,
+        quantity="max_divergence", claimed=float(epsilon), computed_upper=upper,
         computed_lower=lower, params=params.to_json())
 
 
@@ -715,7 +723,7 @@ def audit_theorem6_mse(params: GkmParameters) -> dict[str, Any] | None:
     """
     if params.rho is None:
         return None
-    claimed = (1 + params.rho) * dlap_variance(float(params.epsilon))
+    claimed = (1 + params.rho) * dlap_variance(float(_target_epsilon(params)))
     exact = mse_exact(params, ones=params.n)
     return {"claim": "MSE <= (1 + rho) Var(DLap(epsilon)) (Theorem 6), all-ones dataset",
             "claimed": claimed, "computed": {"value": exact, "kind": "exact",
