@@ -285,6 +285,32 @@ class Bracket:
         upper = lower if self.upper is self.lower else stamp(self.upper)
         return replace(self, lower=lower, upper=upper)
 
+    def require_upper(self) -> Result:
+        """The upper end, where the producer always sets one (every `Mechanism` method).
+
+        Returns:
+            `upper`, typed as a Result.
+
+        Raises:
+            ValueError: the bracket has no upper end.
+        """
+        if self.upper is None:
+            raise ValueError("this bracket has no upper end")
+        return self.upper
+
+    def require_lower(self) -> Result:
+        """The lower end, where the producer always sets one.
+
+        Returns:
+            `lower`, typed as a Result.
+
+        Raises:
+            ValueError: the bracket has no lower end.
+        """
+        if self.lower is None:
+            raise ValueError("this bracket has no lower end")
+        return self.lower
+
     @classmethod
     def of(cls, result: Result) -> Bracket:
         """The bracket one Result gives: both ends if EXACT, else the end its kind names.

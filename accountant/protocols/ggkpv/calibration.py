@@ -160,7 +160,7 @@ def calibrate(*, n: int, B: int, target_epsilon: float, target_delta: float,
     uppers: dict[int, Result] = {}
 
     def upper_ok(rho: int) -> bool:
-        uppers[rho] = epsilon_bracket(at(rho), target_delta).upper
+        uppers[rho] = epsilon_bracket(at(rho), target_delta).require_upper()
         return float(uppers[rho]) <= target_epsilon
 
     try:
