@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from accountant.bounds import girgis_2021
-from accountant.cli.registry import PROTOCOLS, protocol_spec
+from accountant.cli.registry import protocol_entries, protocol_spec
 from accountant.cli.types import AT_DELTA, AT_EPSILON, USERS, integer, real
 from accountant.cli.types import EPSILON0 as EPSILON0_CLI
 from accountant.composition import subsampling
@@ -126,11 +126,12 @@ def _protocol_event(name: str, flags: list[str]) -> tuple[Any, str | None]:
     Raises:
         ParameterError: unknown protocol, bad flags, or a protocol without a mechanism.
     """
-    entry = next((e for e in PROTOCOLS if e.name == name), None)
+    entry = next((e for e in protocol_entries() if e.name == name), None)
     if entry is None:
+        names = ", ".join(e.name for e in protocol_entries())
         raise ParameterError(f"--mechanism protocol={name!r} is unknown (expected one of "
-                             f"{', '.join(e.name for e in PROTOCOLS)}, eps-delta, gaussian, "
-                             "laplace, girgis-thm1 or rdp-curve:FILE)")
+                             f"{names}, eps-delta, gaussian, laplace, girgis-thm1 or "
+                             "rdp-curve:FILE)")
     face = protocol_spec(name)
     if face.mechanism is None:
         raise ParameterError(f"--mechanism protocol={name!r} has no mechanism to compose")

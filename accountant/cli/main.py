@@ -32,9 +32,9 @@ from accountant.cli.registry import (
     EXIT_STATUS,
     EXTRA_HANDLERS,
     PROTOCOL_COMMANDS,
-    PROTOCOLS,
     BoundSpec,
     load,
+    protocol_entries,
     protocol_spec,
 )
 from accountant.cli.types import float_list
@@ -168,9 +168,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             continue  # only the command used lists its protocols
         # a valid protocol named: only its subparser (any other name: all, for the choices
         # that the error message and --help list)
+        entries = protocol_entries()
         only = name if not every and any(e.name == name and command in e.commands
-                                         for e in PROTOCOLS) else None
-        for entry in PROTOCOLS:
+                                         for e in entries) else None
+        for entry in entries:
             if command not in entry.commands or only not in (None, entry.name):
                 continue
             pp = psub.add_parser(entry.name, help=entry.summary)

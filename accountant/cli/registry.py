@@ -2,9 +2,12 @@
 where their faces live.
 
 Faces are modules loaded by name only when their command is used, so that a `dp` call
-imports one protocol's code and never matplotlib, `figures` or `verify`. A protocol face
-exposes `SPEC` (a `ProtocolSpec`, or a tuple of them); `bound` loads
-`accountant.cli.faces.bounds`; a command module exposes `register(subparsers)`.
+imports one protocol's code and never matplotlib, `figures` or `verify`. A row names either
+a declared family's class (its face is derived from the declaration:
+`accountant.cli.faces.declared`) or a hand-written face exposing a `ProtocolSpec` (or a
+tuple of them) for protocols with special flags; `bound` loads `accountant.cli.faces.bounds`;
+a command module exposes `register(subparsers)`. A declared family defined in the running
+process but not in the table (e.g. a user's own) is listed too (`protocol_entries`).
 
 A handler takes the parsed arguments and returns the command-specific part of the JSON
 object (e.g. {"params": ..., "epsilon": ..., "delta": ...}); `main` adds "command" and
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +26,7 @@ from typing import Any
 __all__ = ["ProtocolSpec", "BoundSpec", "Handler", "ProtocolEntry", "PROTOCOLS",
            "AUDIT_REPORT", "AUDIT_PAPERS",
            "PROTOCOL_COMMANDS", "COMMANDS", "EXTRA_HANDLERS", "BOUND_FACE", "EXIT_STATUS",
-           "load", "protocol_spec"]
+           "load", "protocol_spec", "protocol_entries"]
 
 Handler = Callable[[argparse.Namespace], dict[str, Any]]
 
@@ -69,7 +73,7 @@ class ProtocolEntry:
 
     name: str
     summary: str
-    face: str  # "module:attribute" of its ProtocolSpec
+    face: str  # "module:attribute" of its family class (declared) or of its ProtocolSpec
     commands: tuple[str, ...]
 
 
@@ -84,7 +88,7 @@ PROTOCOLS: tuple[ProtocolEntry, ...] = (
                   "accountant.cli.faces.balcer_cheu:HIST",
                   ("dp", "rdp", "pure", "audit", "calibrate", "simulate")),
     ProtocolEntry("binary-rr", "shuffled binary randomized response",
-                  "accountant.cli.faces.binary_rr:SPEC", ("dp", "rdp", "pure")),
+                  "accountant.protocols.binary_rr:BinaryRR", ("dp", "rdp", "pure")),
     ProtocolEntry("gkm-count", "Ghazi-Kumar-Manurangsi pure-DP binary counting (correlated "
                   "noise)", "accountant.cli.faces.gkm:GKM",
                   ("dp", "rdp", "pure", "audit", "simulate")),
@@ -98,9 +102,9 @@ PROTOCOLS: tuple[ProtocolEntry, ...] = (
                   "(frequencies)", "accountant.cli.faces.ggkpv_countmin:SPEC",
                   ("dp", "rdp", "pure", "calibrate", "simulate")),
     ProtocolEntry("k-rr", "shuffled k-ary randomized response",
-                  "accountant.cli.faces.k_rr:SPEC", ("dp", "rdp", "pure")),
+                  "accountant.protocols.k_rr:KRR", ("dp", "rdp", "pure")),
     ProtocolEntry("ldp", "any epsilon0-LDP randomizer (clones pair upper, binary RR lower)",
-                  "accountant.cli.faces.ldp:SPEC", ("dp", "rdp", "pure")),
+                  "accountant.protocols.ldp:LDP", ("dp", "rdp", "pure")),
     ProtocolEntry("randomizer", "any local randomizer given as a matrix (--matrix FILE: JSON "
                   "or CSV)", "accountant.cli.faces.randomizer:SPEC", ("dp", "rdp", "pure")),
 )
@@ -144,16 +148,51 @@ def load(target: str) -> Any:
     return getattr(importlib.import_module(module), attribute)
 
 
+# the commands every declared family answers through the contract
+DECLARED_COMMANDS = ("dp", "rdp", "pure")
+
+
+def protocol_entries() -> tuple[ProtocolEntry, ...]:
+    """The table, then every declared family defined in this process and not in it.
+
+    Families register themselves by being defined (`protocols.contract.families`); when
+    the contract module is not loaded yet no family outside the table can exist, so
+    listing costs no import.
+
+    Returns:
+        The rows, the table's first.
+    """
+    contract = sys.modules.get("accountant.protocols.contract")
+    if contract is None:
+        return PROTOCOLS
+    known = {e.name for e in PROTOCOLS}
+    extra = tuple(
+        ProtocolEntry(name, cls.summary or (cls.__doc__ or name).strip().splitlines()[0],
+                      f"{cls.__module__}:{cls.__qualname__}", DECLARED_COMMANDS)
+        for name, cls in sorted(contract.families().items())
+        if name not in known and contract.declared(cls))
+    return PROTOCOLS + extra
+
+
 def protocol_spec(name: str) -> ProtocolSpec:
-    """The face of the protocol called `name` (its module imported on demand).
+    """The face of the protocol called `name` (its module imported on demand; a declared
+    family's face derived from its declaration).
 
     Raises:
         LookupError: no protocol of that name in the table.
     """
-    entry = next((e for e in PROTOCOLS if e.name == name), None)
+    entry = next((e for e in protocol_entries() if e.name == name), None)
     if entry is None:
         raise LookupError(f"no protocol named {name!r} in the registry")
-    specs = load(entry.face)
+    if entry in PROTOCOLS:
+        target = load(entry.face)
+    else:  # a family defined in this process (its class may be local to a function)
+        target = sys.modules["accountant.protocols.contract"].families()[name]
+    if isinstance(target, type):  # a declared family: its face follows the declaration
+        from accountant.cli.faces.declared import declared_spec  # (cli layer: lazy)
+
+        return declared_spec(target, entry.summary)
+    specs = target
     for spec in specs if isinstance(specs, tuple | list) else (specs,):
         if spec.name == name:
             return spec

@@ -32,7 +32,7 @@ from accountant.pairs.clones import ClonePair
 from accountant.result import Bracket
 from accountant.view import ViewPair
 
-__all__ = ["Mechanism", "DominatingPair", "Declared", "param", "declared", "families",
+__all__ = ["Mechanism", "DominatingPair", "Declared", "param", "declared", "families", "forget",
            "brackets_by_order"]
 
 
@@ -93,6 +93,15 @@ def families() -> dict[str, type[Mechanism]]:
         A copy of the name -> class table (built-in families appear once imported).
     """
     return dict(_FAMILIES)
+
+
+def forget(name: str) -> None:
+    """Drop a family from the table (a test's or a session's own family, once done with).
+
+    Args:
+        name: the family's command-line name (unknown names are ignored).
+    """
+    _FAMILIES.pop(name, None)
 
 
 P = TypeVar("P")
@@ -158,6 +167,16 @@ class Mechanism(abc.ABC):
             d.domain.check(value)
             object.__setattr__(self, d.name, int(value) if d.domain.integer else float(value))
         self.check_relations()
+
+    def one_pair(self) -> bool:
+        """Whether the answers are one neighbouring pair's values (e.g. a dataset's count of
+        ones was given): they then stay PAIR statements; otherwise the gate stamps them as
+        mechanism statements.
+
+        Returns:
+            False here; families with a dataset parameter say when it is set.
+        """
+        return False
 
     def check_relations(self) -> None:  # noqa: B027 - an optional hook, not abstract
         """Conditions tying declared parameters together (e.g. ones <= n - 1); none here.
@@ -281,7 +300,8 @@ def _stamp_one(fn: Callable[..., Bracket], domain: Interval | None) -> Callable[
     def stamped(self: Mechanism, *args: Any, **kwargs: Any) -> Bracket:
         if domain is not None:
             domain.check(args[0] if args else kwargs[domain.name])
-        return fn(self, *args, **kwargs).for_mechanism()
+        out = fn(self, *args, **kwargs)
+        return out if self.one_pair() else out.for_mechanism()
     return stamped
 
 
@@ -292,7 +312,8 @@ def _stamp_orders(fn: Callable[..., list[Bracket]]) -> Callable[..., Any]:
         orders = [orders] if one else list(orders)
         for alpha in orders:
             ALPHA.check(alpha)
-        out = [b.for_mechanism() for b in fn(self, orders, *args, **kwargs)]
+        out = fn(self, orders, *args, **kwargs)
+        out = out if self.one_pair() else [b.for_mechanism() for b in out]
         return out[0] if one else out
     return stamped
 

@@ -13,9 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from accountant.cli.faces.common import dp_body, pure_body, rdp_body
-from accountant.cli.registry import ProtocolSpec
-from accountant.cli.types import USERS_PAIR, integer
+from accountant.cli.faces.declared import Special, declared_spec
 from accountant.errors import ParameterError
 from accountant.protocols.randomizer import Randomizer, RandomizerMechanism
 
@@ -72,29 +70,12 @@ def read_matrix(path: str) -> Randomizer:
         raise ParameterError(f"matrix={path!r}: {exc}") from None
 
 
-def _add_arguments(p: argparse.ArgumentParser) -> None:
+def _add_matrix(p: argparse.ArgumentParser) -> None:
     p.add_argument("--matrix", required=True, metavar="FILE",
                    help="the randomizer R(y|x): JSON or CSV, one row per input")
-    p.add_argument("--n", type=integer(USERS_PAIR), required=True,
-                   help="number of users (>= 2)")
 
 
-def _mechanism(args: argparse.Namespace) -> RandomizerMechanism:
-    return RandomizerMechanism(matrix=read_matrix(args.matrix), n=args.n)
-
-
-def _dp(args: argparse.Namespace) -> dict[str, Any]:
-    return dp_body(_mechanism(args), args)
-
-
-def _rdp(args: argparse.Namespace) -> dict[str, Any]:
-    return rdp_body(_mechanism(args), args)
-
-
-def _pure(args: argparse.Namespace) -> dict[str, Any]:
-    return pure_body(_mechanism(args))
-
-
-SPEC = ProtocolSpec(name="randomizer", summary="any local randomizer given as a matrix file",
-                    add_arguments=_add_arguments,
-                    handlers={"dp": _dp, "rdp": _rdp, "pure": _pure}, mechanism=_mechanism)
+# --n and the handlers follow RandomizerMechanism's declaration; only --matrix is special
+SPEC = declared_spec(RandomizerMechanism, "any local randomizer given as a matrix file",
+                     Special(add_arguments=_add_matrix,
+                             values=lambda args: {"matrix": read_matrix(args.matrix)}))

@@ -46,6 +46,14 @@ class BinaryRR(Mechanism):
     name: ClassVar[str] = "binary-rr"
     summary: ClassVar[str] = "shuffled binary randomized response"
 
+    def one_pair(self) -> bool:
+        """Whether the values are one dataset's pair's.
+
+        Returns:
+            True when `ones` is given (the answers are PAIR statements).
+        """
+        return self.ones is not None
+
     def check_relations(self) -> None:
         """ones <= n - 1 (`binary_rr.as_checked`)."""
         as_checked(self.n, self.epsilon0, self.ones)

@@ -76,7 +76,19 @@ ONES = COUNT.named("ones")
 def as_checked(n: Any, epsilon0: Any, ones: Any = 0) -> tuple[int, float, int | None]:
     """n, epsilon0 and ones as plain numbers, whose domains were checked where they entered
     (a `checked` function or the `BinaryRR` record); only the relation ones <= n - 1, which
-    no single domain states, is checked here."""
+    no single domain states, is checked here.
+
+    Args:
+        n: number of users (checked: an integer >= 2).
+        epsilon0: the local epsilon0 (checked: in (0, 700)).
+        ones: ones among the other n - 1 users (checked: an integer >= 0), or None.
+
+    Returns:
+        (int n, float epsilon0, int ones or None).
+
+    Raises:
+        ParameterError: ones > n - 1.
+    """
     n = int(n)
     if ones is not None:
         if int(ones) > n - 1:

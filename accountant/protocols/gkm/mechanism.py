@@ -40,6 +40,14 @@ class GKMCount(Mechanism):
     no_pair_reason: ClassVar[str] = ("the worst case is a maximum over the counts' 2-D views; "
                                      "no single dominating pair is derived")
 
+    def one_pair(self) -> bool:
+        """Whether the values are one count's pair's.
+
+        Returns:
+            True when `ones` is given (the answers are PAIR statements).
+        """
+        return self.ones is not None
+
     def params(self) -> dict[str, Any]:
         """The parameters as a JSON object.
 
