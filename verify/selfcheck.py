@@ -27,10 +27,7 @@ import mpmath
 
 from accountant import ViewPair
 from accountant import divergence as dv
-from accountant.cli.registry import EXIT_STATUS
-from accountant.cli.types import integer, real
 from accountant.composition import kov
-from accountant.domains import Interval
 from accountant.pairs import binomial_shift_pair
 from accountant.protocols import binary_rr, k_rr
 from accountant.protocols.balcer_cheu import BalcerCheuZsum, zsum_parameters
@@ -50,7 +47,6 @@ __all__ = [
     "kov_case",
     "random_case",
     "run",
-    "register",
 ]
 
 ORACLE_DIGITS = 60
@@ -1250,34 +1246,3 @@ def run(*, seed: int | None = None, seconds: float = 60.0) -> dict[str, Any]:
             "infinite_uppers": sum(c.infinite_uppers.values()),
             "families": dict(sorted(families.items())),
             "details": [str(v) for v in c.violations[:20]]}
-
-
-_SECONDS = Interval("seconds", 0.0, 86400.0, closed="right")
-_SEED = Interval("seed", 0, 2 ** 32 - 1, closed="both", integer=True)
-
-
-def _handle(args: Any) -> dict[str, Any]:
-    """The `selfcheck` command: the report of `run` (the command line prints it as JSON
-    with --json, else as a table); the process exits with status 1 when a check failed."""
-    report = run(seed=args.seed, seconds=args.seconds)
-    return report | ({EXIT_STATUS: 1} if report["violations"] else {})
-
-
-def register(subparsers: Any) -> None:
-    """Add the `selfcheck` command to the command line's subparsers.
-
-    Args:
-        subparsers: the object returned by `ArgumentParser.add_subparsers`.
-    """
-    parser = subparsers.add_parser(
-        "selfcheck", help="run a sample of the soundness checks on this machine",
-        description="Check random privacy numbers against an independent mpmath oracle "
-                    "(verify/oracle.py): upper ends never below the truth, lower ends never "
-                    "above it, exact values within their precision. Exit status 1 when any "
-                    "check fails (the report lists the first 20), 0 otherwise.")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--seed", type=integer(_SEED), default=None,
-                        help="random seed, an integer in [0, 4294967295] (default: fresh)")
-    parser.add_argument("--seconds", type=real(_SECONDS), default=60.0,
-                        help="time budget in seconds, in (0, 86400] (default 60)")
-    parser.set_defaults(handler=_handle)

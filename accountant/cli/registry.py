@@ -109,10 +109,10 @@ PROTOCOLS: tuple[ProtocolEntry, ...] = (
                   "or CSV)", "accountant.cli.faces.randomizer:SPEC", ("dp", "rdp", "pure")),
 )
 
-# Handlers that live outside `accountant` (they run the literal samplers of `verify`, which
-# `accountant` never imports): (command, protocol) -> "module:attribute" of a dict of them.
+# Handlers that run the literal samplers of `verify` (loaded only when used, so that other
+# commands never import verify): (command, protocol) -> "module:attribute" of a dict of them.
 EXTRA_HANDLERS: dict[tuple[str, str], str] = {
-    (command, protocol): "verify.cli_handlers:CLI_HANDLERS"
+    (command, protocol): "accountant.cli.simulate:CLI_HANDLERS"
     for command, protocol in (("simulate", "bc-zsum"), ("simulate", "bc-hist"),
                               ("calibrate", "bc-zsum"), ("calibrate", "bc-hist"),
                               ("simulate", "gkm-count"), ("simulate", "gkmp20-count"),
@@ -137,7 +137,8 @@ AUDIT_PAPERS: dict[str, str] = {
 COMMANDS: dict[str, tuple[str, str]] = {
     "compose": ("compose mechanisms (RDP, PLD, KOV)", "accountant.cli.compose"),
     "reproduce": ("regenerate the seed papers' figures and tables", "figures.reproduce"),
-    "selfcheck": ("run a sample of the soundness checks on this machine", "verify.selfcheck"),
+    "selfcheck": ("run a sample of the soundness checks on this machine",
+                  "accountant.cli.selfcheck"),
     "sweep": ("one question over a parameter grid, as a resumable table", "accountant.cli.sweep"),
 }
 

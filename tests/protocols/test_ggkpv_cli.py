@@ -22,7 +22,7 @@ def run(capsys, *argv):
 def test_registered_after_gkmp20_with_simulate_in_verify() -> None:
     names = [e.name for e in PROTOCOLS]
     assert names[names.index("gkmp20-count") + 1] == "ggkpv-hadamard"
-    assert EXTRA_HANDLERS[("simulate", "ggkpv-hadamard")] == "verify.cli_handlers:CLI_HANDLERS"
+    assert EXTRA_HANDLERS[("simulate", "ggkpv-hadamard")] == "accountant.cli.simulate:CLI_HANDLERS"
 
 
 def test_dp_matches_library_and_labels_the_heuristic(capsys) -> None:

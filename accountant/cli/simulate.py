@@ -1,8 +1,8 @@
 """Command-line handlers that run the literal protocols (`simulate`, and the simulated
-error that `calibrate` reports): they need `verify.samplers`, and `accountant` never
-imports `verify`, so they live here. `accountant.cli` finds this module by name
-(`EXTRA_HANDLERS` in `accountant.cli.registry`) and uses `CLI_HANDLERS` in place of the
-protocols' own handlers.
+error that `calibrate` reports) with `verify.samplers`. The command line is the top layer:
+it may import `verify` and `figures`, which never import it. The registry
+(`EXTRA_HANDLERS` in `accountant.cli.registry`) loads this module when such a command is
+used and uses `CLI_HANDLERS` in place of the protocols' own handlers.
 """
 
 from __future__ import annotations
