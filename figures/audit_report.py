@@ -14,34 +14,42 @@ reproduces the first computed value. Verdicts (`VERDICTS`):
   a hypothesis that fails); `reason` says which;
 - `undecided`: the certified bracket straddles the claim (tighten the computation).
 
-Every computed value is obtained by a snippet of Python that calls the library's public
-functions (`accountant.protocols`, `accountant.bounds`, `accountant.divergence`, ...) or by an
-existing `shuffle-accountant` command. A snippet is run here (`exec`) and printed verbatim as
-the record's `python -c` command, so the command is by construction the computation that
-produced the number. Papers: docs/balcer-cheu-2020.md, docs/girgis-2021.md, docs/gkm.md,
-docs/ggkpv.md; the paper errors are listed in docs/errata.md.
+Every computed value is obtained by a function of `figures.audit_snippets` that calls the
+library's public functions (`accountant.protocols`, `accountant.bounds`,
+`accountant.divergence`, ...) or by the library function behind an existing
+`shuffle-accountant` command. A snippet function is called here and its body, with its
+arguments written in, is the record's `python -c` command (`Snippet`), so the command is by
+construction the computation that produced the number. Papers: docs/balcer-cheu-2020.md,
+docs/girgis-2021.md, docs/gkm.md, docs/ggkpv.md; the paper errors are listed in
+docs/errata.md.
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
+import inspect
 import json
 import math
+import re
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from accountant.cli.types import integer
 from accountant.domains import Interval
 from accountant.errors import ParameterError
+from figures import audit_snippets as snip
 from figures.output_paths import output_file
 
-__all__ = ["AuditEntry", "LOOSE_FACTOR", "PAPERS", "VERDICTS", "add_arguments", "collect",
-           "format_table", "handler", "reproduce_command", "run_snippet", "snippet_command",
-           "summary", "write_markdown"]
+__all__ = ["AuditEntry", "CliCommand", "LOOSE_FACTOR", "PAPERS", "Snippet", "VERDICTS",
+           "add_arguments", "collect", "format_table", "handler", "reproduce_command",
+           "snippet_command", "snippet_lines", "summary", "write_markdown"]
 
 LOOSE_FACTOR = 2.0
 VERDICTS = ("holds", "loose", "violated", "not applicable", "undecided")
@@ -102,31 +110,116 @@ class AuditEntry:
 
 
 # ----------------------------------------------------------------------------- helpers
-def run_snippet(lines: Sequence[str]) -> tuple[Any, ...]:
-    """Run a snippet (statements, then one final expression) and return its value(s).
+def snippet_lines(function: Callable[..., Any],
+                  arguments: Mapping[str, Any] | None = None) -> list[str]:
+    """The body of a snippet function as the lines of a command, its arguments written in.
+
+    Each statement becomes one line (a statement's line breaks and indentation read as one
+    space) and the returned tuple the last line; a name of an argument becomes the argument's
+    literal (repr), or `alias.name` for a function of a module the body imports as `alias`.
 
     Args:
-        lines: Python statements; the last line is a tuple expression of numbers.
+        function: a function of figures.audit_snippets (see its rules).
+        arguments: the keyword arguments it is called with.
 
     Returns:
-        The final expression's value.
+        The lines, the last one a tuple expression.
 
     Raises:
-        TypeError: the last line is not a tuple.
+        TypeError: the arguments do not fit the function's signature.
+        ValueError: the function breaks a rule (a block statement, no final tuple, a name from
+            outside, an argument rebound, an argument without a literal).
     """
-    namespace: dict[str, Any] = {}
-    exec("\n".join(lines[:-1]), namespace)  # noqa: S102 - the project's own fixed snippets
-    value = eval(lines[-1], namespace)  # noqa: S307
-    if not isinstance(value, tuple):
-        raise TypeError(f"snippet's last line {lines[-1]!r} is not a tuple")
-    return value
+    arguments = dict(arguments or {})
+    inspect.signature(function).bind(**arguments)
+    source = textwrap.dedent(inspect.getsource(function))
+    definition = ast.parse(source).body[0]
+    if not isinstance(definition, ast.FunctionDef):
+        raise ValueError(f"{function.__name__} is not a plain function")
+    *statements, last = definition.body
+    if not (isinstance(last, ast.Return) and isinstance(last.value, ast.Tuple)):
+        raise ValueError(f"{function.__name__} does not end in `return (...)`, a tuple")
+    simple = (ast.Assign, ast.Expr, ast.Import, ast.ImportFrom)
+    if not all(isinstance(statement, simple) for statement in statements):
+        raise ValueError(f"{function.__name__} has a block statement: it cannot be one line")
+    aliases = _imported_modules(definition)
+    _check_names(function.__name__, definition, arguments, aliases)
+    line_starts = [0]
+    for line in source.splitlines(keepends=True):
+        line_starts.append(line_starts[-1] + len(line))
+
+    def offset(line: int, column: int) -> int:
+        return line_starts[line - 1] + column
+
+    def text(node: ast.AST) -> str:
+        start = offset(node.lineno, node.col_offset)
+        names = sorted((n for n in ast.walk(node) if isinstance(n, ast.Name)
+                        and n.id in arguments), key=lambda n: (n.lineno, n.col_offset))
+        pieces = []
+        for name in names:
+            pieces += [source[start:offset(name.lineno, name.col_offset)],
+                       _literal(arguments[name.id], aliases)]
+            start = offset(name.end_lineno, name.end_col_offset)
+        pieces.append(source[start:offset(node.end_lineno, node.end_col_offset)])
+        return re.sub(r"\s*\n\s*", " ", "".join(pieces))
+
+    return [text(statement) for statement in statements] + [text(last.value)]
+
+
+def _imported_modules(definition: ast.FunctionDef) -> dict[str, str]:
+    """Full module name -> the name the function's body imports it as."""
+    aliases = {}
+    for node in ast.walk(definition):
+        if isinstance(node, ast.Import):
+            aliases |= {a.name: a.asname or a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            aliases |= {f"{node.module}.{a.name}": a.asname or a.name for a in node.names}
+    return aliases
+
+
+def _check_names(function: str, definition: ast.FunctionDef, arguments: Mapping[str, Any],
+                 aliases: Mapping[str, str]) -> None:
+    """Every name the body reads is an argument, bound in the body or a builtin, and no
+    argument is rebound (its literal would be written in where the body means the new one)."""
+    nodes = [node for statement in definition.body for node in ast.walk(statement)]
+    bound = set(aliases.values())
+    bound |= {n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    bound |= {n.arg for n in nodes if isinstance(n, ast.arg)}
+    if bound & set(arguments):
+        raise ValueError(f"{function} rebinds its argument(s) {sorted(bound & set(arguments))}")
+    read = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    outside = read - bound - set(arguments) - set(dir(builtins))
+    if outside:
+        raise ValueError(f"{function} reads {sorted(outside)} from outside its body; the "
+                         "command would not know them")
+
+
+def _literal(value: Any, aliases: Mapping[str, str]) -> str:
+    """An argument as the command writes it (see snippet_lines)."""
+    if callable(value):
+        module = getattr(value, "__module__", None)
+        if (module in aliases
+                and getattr(sys.modules.get(module), value.__name__, None) is value):
+            return f"{aliases[module]}.{value.__name__}"
+        raise ValueError(f"{value!r} is not a function of a module the snippet imports")
+    if not _plain(value):
+        raise ValueError(f"{value!r} is not a number, a string or a tuple of them: its repr "
+                         "might not read back as itself")
+    return repr(value)
+
+
+def _plain(value: Any) -> bool:
+    if isinstance(value, tuple):
+        return all(_plain(v) for v in value)
+    return type(value) in (int, str, bool) or (type(value) is float and math.isfinite(value))
 
 
 def snippet_command(lines: Sequence[str]) -> str:
     """The `python -c` command that runs the snippet and prints its value(s) with repr.
 
     Args:
-        lines: as for `run_snippet`; must not contain double quotes or `$`.
+        lines: statements, one a line; the last line is a tuple expression of numbers; they
+            must not contain double quotes or `$`.
 
     Returns:
         The shell command.
@@ -141,8 +234,87 @@ def snippet_command(lines: Sequence[str]) -> str:
     return f'python -c "{body}"'
 
 
-def _c(quantity: str, value: Any, kind: str) -> dict[str, Any]:
-    return {"quantity": quantity, "value": float(value), "kind": kind}
+@dataclass(frozen=True)
+class Snippet:
+    """A computation of the audit: a function of figures.audit_snippets and its arguments.
+
+    Attributes:
+        function: the snippet function (a tuple of numbers comes back).
+        arguments: its keyword arguments, written into the command as literals.
+    """
+
+    function: Callable[..., tuple[Any, ...]]
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+
+    def values(self) -> tuple[Any, ...]:
+        """The function's values, computed here.
+
+        Raises:
+            TypeError: the function did not return a tuple.
+        """
+        value = self.function(**self.arguments)
+        if not isinstance(value, tuple):
+            raise TypeError(f"snippet {self.function.__name__} returned a "
+                            f"{type(value).__name__}, not a tuple")
+        return value
+
+    def command(self) -> str:
+        """The `python -c` command that computes and prints the same values."""
+        return snippet_command(snippet_lines(self.function, self.arguments))
+
+
+@dataclass(frozen=True)
+class CliCommand:
+    """A computation of the audit by an existing `shuffle-accountant` command: the values
+    come from the library function its handler calls, computed here (tests run the command).
+
+    Attributes:
+        argv: the command's arguments after `shuffle-accountant`.
+        result: the values.
+    """
+
+    argv: tuple[str, ...]
+    result: tuple[Any, ...]
+
+    def values(self) -> tuple[Any, ...]:
+        """The values."""
+        return self.result
+
+    def command(self) -> str:
+        """The shell command."""
+        return "shuffle-accountant " + " ".join(self.argv)
+
+
+# verdict, factor, reason (see AuditEntry)
+Verdict = tuple[str, float | None, str]
+
+
+def _record(paper: str, locator: str, claim: str, computation: Snippet | CliCommand | None,
+            names: Sequence[tuple[str, str]],
+            decide: Callable[[tuple[Any, ...]], Verdict] | Verdict) -> AuditEntry:
+    """The one builder of audit records: compute, name the values, decide the verdict.
+
+    Args:
+        paper, locator, claim: as in AuditEntry.
+        computation: where the values come from and the command that reproduces them; None
+            when nothing is computed (the command is then `shuffle-accountant audit PAPER`).
+        names: (quantity, kind) for each value.
+        decide: values -> (verdict, factor, reason), or that triple when it is known already.
+
+    Returns:
+        The entry.
+    """
+    values = () if computation is None else computation.values()
+    computed = [{"quantity": q, "value": float(v), "kind": k}
+                for (q, k), v in zip(names, values, strict=True)]
+    verdict, factor, reason = decide(values) if callable(decide) else decide
+    command = (f"shuffle-accountant audit {paper}" if computation is None
+               else computation.command())
+    return AuditEntry(paper, locator, claim, computed, verdict, factor, command, reason)
+
+
+# `_record` with the paper filled in: what each paper's audit gets to make its records
+Record = Callable[..., AuditEntry]
 
 
 def _upper_verdict(claimed: float, lower: float | None,
@@ -156,55 +328,17 @@ def _upper_verdict(claimed: float, lower: float | None,
     return "undecided", None
 
 
-def _entry(paper: str, locator: str, claim: str, lines: Sequence[str],
-           names: Sequence[tuple[str, str]],
-           decide: Callable[[tuple[Any, ...]], tuple[str, float | None, str]]) -> AuditEntry:
-    """Run a snippet, name its values and decide the verdict.
-
-    Args:
-        paper, locator, claim: as in AuditEntry.
-        lines: the snippet (see `run_snippet`).
-        names: (quantity, kind) for each value the snippet returns.
-        decide: values -> (verdict, factor, reason).
-
-    Returns:
-        The entry; its command is the snippet's `python -c` command.
-    """
-    values = run_snippet(lines)
-    computed = [_c(q, v, k) for (q, k), v in zip(names, values, strict=True)]
-    verdict, factor, reason = decide(values)
-    return AuditEntry(paper, locator, claim, computed, verdict, factor,
-                      snippet_command(lines), reason)
-
-
-def _cli_entry(paper: str, locator: str, claim: str, argv: Sequence[str],
-               names: Sequence[tuple[str, str]], values: Sequence[float],
-               verdict: str, factor: float | None, reason: str = "") -> AuditEntry:
-    """An entry whose value comes from an existing `shuffle-accountant` command (the
-    handler computes it with the same library function; tests run the command)."""
-    computed = [_c(q, v, k) for (q, k), v in zip(names, values, strict=True)]
-    return AuditEntry(paper, locator, claim, computed, verdict, factor,
-                      "shuffle-accountant " + " ".join(argv), reason)
-
-
-def _na(paper: str, locator: str, claim: str, reason: str) -> AuditEntry:
-    return AuditEntry(paper, locator, claim, [], "not applicable", None,
-                      f"shuffle-accountant audit {paper}", reason)
-
-
 # ------------------------------------------------------------------------ Balcer-Cheu
-def _balcer_cheu(quick: bool) -> list[AuditEntry]:
+def _balcer_cheu(quick: bool, record: Record) -> Iterator[AuditEntry]:
     from accountant.protocols import balcer_cheu as bc
 
-    P = "balcer-cheu-2020"
-    out: list[AuditEntry] = []
     grid = [(1.0, 1e-6, 10**4)] if quick else [
         (e, d, n) for n in bc.AUDIT_GRID["n"] for d in bc.AUDIT_GRID["delta"]
         for e in bc.AUDIT_GRID["epsilon"]]
     for proto, locator in (("zsum", "Theorem 3.1(i)"), ("hist", "Theorem 3.2(i)")):
         for eps, delta, n in grid:
-            argv = ["audit", f"bc-{proto}", "--n", str(n), "--epsilon", f"{eps:g}", "--delta",
-                    f"{delta:g}", "--json"]
+            argv = ("audit", f"bc-{proto}", "--n", str(n), "--epsilon", f"{eps:g}", "--delta",
+                    f"{delta:g}", "--json")
             mult = 1 if proto == "zsum" else 2
             claim = (f"{proto} with the paper's p is ({mult * eps:g}, {mult * delta:g})-DP "
                      f"(n={n})")
@@ -212,270 +346,195 @@ def _balcer_cheu(quick: bool) -> list[AuditEntry]:
                 rec = (bc.audit_zsum if proto == "zsum" else bc.audit_hist)(
                     epsilon=eps, delta=delta, n=n)
             except Exception as exc:  # RegimeError: outside Theorem 3.1's regime
-                out.append(_na(P, locator, claim, f"outside the theorem's regime: {exc}"))
+                yield record(locator, claim, None, (), (
+                    "not applicable", None, f"outside the theorem's regime: {exc}"))
                 continue
             lo = float(rec.computed_lower) if rec.computed_lower is not None else None
             up = float(rec.computed_upper) if rec.computed_upper is not None else None
-            verdict, factor = _upper_verdict(rec.claimed, lo, up)
-            out.append(_cli_entry(
-                P, locator, claim, argv, [("epsilon", "upper"), ("epsilon", "lower")],
-                [up, lo], verdict, factor,
-                "exact epsilon at the claimed delta (certified bracket); the constant 50 in "
-                "p = 1 - 50 log(2/delta)/(eps^2 n) is very conservative (docs/errata.md)"))
+            yield record(
+                locator, claim, CliCommand(argv, (up, lo)),
+                [("epsilon", "upper"), ("epsilon", "lower")],
+                (*_upper_verdict(rec.claimed, lo, up),
+                 "exact epsilon at the claimed delta (certified bracket); the constant 50 in "
+                 "p = 1 - 50 log(2/delta)/(eps^2 n) is very conservative (docs/errata.md)"))
     # the constant 50 itself: how much less noise meets the same target
     calib = bc.calibrate(protocol="zsum", n=10**4, target_epsilon=1.0, target_delta=1e-6)
     paper_gamma = 1 - calib.paper_p
     need_gamma = 1 - calib.params.p
-    out.append(_cli_entry(
-        P, "Theorem 3.1 (p's constant 50)",
+    yield record(
+        "Theorem 3.1 (p's constant 50)",
         "p = 1 - 50 log(2/delta)/(eps^2 n) is the noise zsum needs at (1, 1e-6), n=1e4",
-        ["calibrate", "bc-zsum", "--n", "10000", "--epsilon", "1", "--delta", "1e-6", "--json"],
+        CliCommand(("calibrate", "bc-zsum", "--n", "10000", "--epsilon", "1", "--delta", "1e-6",
+                    "--json"), (calib.params.p, calib.paper_p)),
         [("calibrated p (least noise meeting the target)", "calibrated, certified"),
          ("paper's p", "closed form")],
-        [calib.params.p, calib.paper_p], "loose", paper_gamma / need_gamma,
-        f"factor = paper's noise rate 1-p / least certified noise rate "
-        f"({paper_gamma:.4g} / {need_gamma:.4g})"))
+        ("loose", paper_gamma / need_gamma,
+         f"factor = paper's noise rate 1-p / least certified noise rate "
+         f"({paper_gamma:.4g} / {need_gamma:.4g})"))
     # accuracy, Theorem 3.1(ii)
     beta = 0.05
-    acc = ["from accountant.protocols import balcer_cheu as bc",
-           "from accountant.bounds import balcer_cheu_2020 as b",
-           "p = bc.zsum_parameters(n=10000, epsilon=1.0, delta=1e-6)",
-           f"(max(bc.error_quantile(p, ones=k, beta={beta}) for k in (0, 5000, 10000)), "
-           f"float(b.accuracy_alpha_thm31(epsilon=1.0, delta=1e-6, n=10000, beta={beta})))"]
-    out.append(_entry(
-        P, "Theorem 3.1(ii)",
+    yield record(
+        "Theorem 3.1(ii)",
         f"with prob. >= 1-beta (beta={beta}) zsum's error is <= alpha (eps=1, delta=1e-6, n=1e4)",
-        acc, [("(1-beta)-quantile of |error|, worst of ones in {0, n/2, n}", "exact"),
-              ("alpha (claimed)", "claimed")],
-        lambda v: (*_upper_verdict(v[1], v[0], v[0]), "exact error quantile (scipy PMF)")))
-    zero = ["from accountant.protocols import balcer_cheu as bc",
-            "p = bc.zsum_parameters(n=10000, epsilon=1.0, delta=1e-6)",
-            "(bc.error_quantile(p, ones=0, beta=1e-12),)"]
-    out.append(_entry(
-        P, "Theorem 3.1(iii)", "on the all-zero dataset zsum outputs exactly 0", zero,
+        Snippet(snip.bc_accuracy, {"beta": beta}),
+        [("(1-beta)-quantile of |error|, worst of ones in {0, n/2, n}", "exact"),
+         ("alpha (claimed)", "claimed")],
+        lambda v: (*_upper_verdict(v[1], v[0], v[0]), "exact error quantile (scipy PMF)"))
+    yield record(
+        "Theorem 3.1(iii)", "on the all-zero dataset zsum outputs exactly 0",
+        Snippet(snip.bc_all_zero),
         [("(1 - 1e-12)-quantile of |output| on all zeros", "exact")],
         lambda v: ("holds" if v[0] == 0 else "violated", None,
-                   "the message count is Bin(n, p) <= n, so c* <= 1 always")))
-    comm = ["import numpy as np",
-            "from verify.samplers import balcer_cheu as s",
-            "r = np.random.default_rng(1)",
-            "(max(len(s.zsum_randomizer(x, p=0.9, rng=r)) for x in (0, 1) for _ in range(500)), "
-            "max(len(s.hist_randomizer(x, d=4, p=0.9, rng=r)) for x in (1, 4) "
-            "for _ in range(500)))"]
-    out.append(_entry(
-        P, "Theorems 3.1(iv), 3.2(iv)",
-        "zsum sends <= 2 messages per user; hist sends <= 1 + d (d = 4 here)", comm,
+                   "the message count is Bin(n, p) <= n, so c* <= 1 always"))
+    yield record(
+        "Theorems 3.1(iv), 3.2(iv)",
+        "zsum sends <= 2 messages per user; hist sends <= 1 + d (d = 4 here)",
+        Snippet(snip.bc_messages),
         [("max messages per zsum user (1000 literal draws)", "simulated"),
          ("max messages per hist user, d=4 (1000 literal draws)", "simulated")],
         lambda v: ("holds" if v[0] <= 2 and v[1] <= 5 else "violated", None,
                    "the randomizer sends x + Bern(p) copies per coordinate, so the bound is "
-                   "by construction; the literal sampler confirms it")))
-    sm = ["from accountant.protocols import balcer_cheu as bc",
-          "from accountant.bounds import balcer_cheu_2020 as b",
-          "a = 0.5",
-          "(float(bc.binomial_smoothness_delta(n=10000, gamma=0.01, "
-          "epsilon=b.lemma_a3_epsilon(a=a))), "
-          "float(b.lemma_a3_delta(n=10000, gamma=0.01, a=a)))"]
-    out.append(_entry(
-        P, "Lemma A.3",
+                   "by construction; the literal sampler confirms it"))
+    yield record(
+        "Lemma A.3",
         "Bin(n, g) is (log((1+a)/(1-a)), e^(-a^2gn/8) + e^(-a^2gn/(8+2a)), 1)-smooth "
-        "(n=1e4, g=0.01, a=0.5)", sm,
+        "(n=1e4, g=0.01, a=0.5)", Snippet(snip.bc_smoothness),
         [("exact smoothness delta (k' != 0)", "upper"), ("Lemma A.3's delta", "claimed")],
         lambda v: (*_upper_verdict(v[1], None, v[0]),
                    "Definition A.1 read literally (k' = 0 included) forces delta = 1; the "
-                   "library excludes k' = 0 as the proofs do (docs/errata.md)")))
-    c43 = ["from accountant.pmf import PMF",
-           "from accountant.view import ViewPair",
-           "from accountant.divergence import max_divergence",
-           "n = 5",
-           "ones = PMF.from_values([1], offset=n, backend='exact')",
-           "local = ViewPair.from_arrays([1, 0], [0, 1], backend='exact')",
-           "(float(max_divergence(ViewPair.from_pmfs(ones, ones))), "
-           "float(max_divergence(local)))"]
-    out.append(_entry(
-        P, "Claim 4.3",
+                   "library excludes k' = 0 as the proofs do (docs/errata.md)"))
+    yield record(
+        "Claim 4.3",
         "R(x) = (x, 1-x): the shuffled protocol is 0-DP, the randomizer is not eps-DP for any "
-        "finite eps", c43,
+        "finite eps", Snippet(snip.bc_claim_43),
         [("max-divergence of the shuffled view (number of ones, n=5)", "exact"),
          ("max-divergence of the randomizer (first message)", "exact")],
         lambda v: ("holds" if v[0] == 0 and math.isinf(v[1]) else "violated", None,
-                   "the shuffled view is the number of 1s, always n")))
-    c44 = ["from accountant.pmf import PMF, convolve",
-           "from accountant.view import ViewPair",
-           "from accountant.divergence import max_divergence",
-           "r0 = PMF.from_values([1/16, 4/16, 6/16, 4/16, 1/16])",
-           "r1 = PMF.from_values([1/10, 4/10, 0.0, 4/10, 1/10])",
-           "pre = ViewPair.from_pmfs(r0, r1)",
-           "from functools import reduce",
-           "total = lambda pmfs: reduce(convolve, pmfs)",
-           "shuf = lambda n: max(float(max_divergence(ViewPair.from_pmfs(total([r0] + [r0] * m "
-           "+ [r1] * (n - 1 - m)), total([r1] + [r0] * m + [r1] * (n - 1 - m))))) "
-           "for m in range(n))",
-           "(float(max_divergence(pre)), shuf(2), shuf(3))"]
-    out.append(_entry(
-        P, "Claim 4.4",
+                   "the shuffled view is the number of 1s, always n"))
+    yield record(
+        "Claim 4.4",
         "R^gap (4 bits, never exactly two 1s on input 1): the shuffled protocol is eps-DP "
-        "for a finite eps, the pre-shuffle randomizer is not", c44,
+        "for a finite eps, the pre-shuffle randomizer is not", Snippet(snip.bc_claim_44),
         [("max-divergence of the pre-shuffle randomizer", "exact"),
          ("max-divergence of the shuffled protocol, n=2 (worst over datasets)", "upper"),
          ("max-divergence of the shuffled protocol, n=3 (worst over datasets)", "upper")],
         lambda v: ("holds" if math.isinf(v[0]) and math.isfinite(v[1])
                    and math.isfinite(v[2]) else "violated", None,
                    "R^gap made concrete: uniform on its support; the view is the number "
-                   "of 1s (a shuffled multiset of bits)")))
-    out.append(_na(P, "Claim 4.2 / Theorem 4.1",
-                   "a single-message eps-DP shuffled protocol has an eps-DP randomizer",
-                   "a statement about every protocol, proved; no instance to compute"))
-    out.append(_na(P, "Table 1",
-                   "simultaneous error: local Theta(sqrt(log d)/(eps sqrt n)), this paper "
-                   "O(log(1/delta)/(eps^2 n)), central Theta(min(log d, log 1/delta)/(eps n))",
-                   "asymptotic rates without constants; measured in the figure "
-                   "bc-table1 (`shuffle-accountant reproduce --only bc-table1`)"))
-    return out
+                   "of 1s (a shuffled multiset of bits)"))
+    yield record(
+        "Claim 4.2 / Theorem 4.1",
+        "a single-message eps-DP shuffled protocol has an eps-DP randomizer", None, (),
+        ("not applicable", None, "a statement about every protocol, proved; no instance to "
+         "compute"))
+    yield record(
+        "Table 1", "simultaneous error: local Theta(sqrt(log d)/(eps sqrt n)), this paper "
+        "O(log(1/delta)/(eps^2 n)), central Theta(min(log d, log 1/delta)/(eps n))", None, (),
+        ("not applicable", None, "asymptotic rates without constants; measured in the figure "
+         "bc-table1 (`shuffle-accountant reproduce --only bc-table1`)"))
 
 
 # ----------------------------------------------------------------------------- Girgis
-def _girgis(quick: bool) -> list[AuditEntry]:
+def _girgis(quick: bool, record: Record) -> Iterator[AuditEntry]:
     from accountant.bounds import girgis_2021 as g
     from figures import fig_girgis_2021_2 as fig2
 
-    P = "girgis-2021"
-    G = "from accountant.bounds import girgis_2021 as g"
-    out: list[AuditEntry] = []
-    lemma7 = ["import math",
-              "from accountant.view import ViewPair",
-              "from accountant.divergence import renyi_divergence",
-              "e = math.exp(1.5)",
-              "v = ViewPair.from_arrays([e / (1 + e), 1 / (1 + e)], [1 / (1 + e), e / (1 + e)])",
-              "(math.expm1(float(renyi_divergence(v, 2.0))), (e - 1) ** 2 / e)"]
-    out.append(_entry(
-        P, "Lemma 7", "the largest chi-square between outputs of an eps0-LDP randomizer is "
-        "(e^eps0 - 1)^2 / e^eps0, attained by binary RR (eps0 = 1.5)", lemma7,
+    yield record(
+        "Lemma 7", "the largest chi-square between outputs of an eps0-LDP randomizer is "
+        "(e^eps0 - 1)^2 / e^eps0, attained by binary RR (eps0 = 1.5)",
+        Snippet(snip.girgis_lemma7),
         [("chi-square of binary RR = exp(D_2) - 1", "upper"), ("(e - 1)^2 / e", "claimed")],
         lambda v: ("holds" if abs(v[0] - v[1]) <= 1e-9 * v[1] else "violated",
-                   v[0] / v[1], "attained: equal to 1e-9 relative")))
-    thm5 = [G, "(float(g.rdp_upper_thm5(alpha=2, epsilon0=1.0, m=100)), "
-               "float(g.rdp_lower_thm3(alpha=2, epsilon0=1.0, n=100)))"]
-    out.append(_entry(
-        P, "Theorem 5", "at lambda = 2 the special-pair bound is exact for binary RR "
-        "(eps0 = 1, m = 100)", thm5,
+                   v[0] / v[1], "attained: equal to 1e-9 relative"))
+    yield record(
+        "Theorem 5", "at lambda = 2 the special-pair bound is exact for binary RR "
+        "(eps0 = 1, m = 100)", Snippet(snip.girgis_thm5),
         [("Theorem 5 at lambda=2", "upper"), ("binary RR special pair, exact (Thm 3)", "lower")],
         lambda v: ("holds" if abs(v[0] - v[1]) <= 1e-9 * v[1] else "violated", v[0] / v[1],
-                   "the two agree to 1e-9 relative")))
+                   "the two agree to 1e-9 relative"))
     points = [(8, 1.0, 10**4), (32, 0.5, 10**6)] if quick else [
         (a, e0, n) for n in (10**3, 10**4, 10**6) for e0 in (0.5, 2.0) for a in (2, 8, 32)]
-    for fn, locator in (("rdp_upper_thm1", "Theorem 1"), ("rdp_upper_thm2", "Theorem 2")):
+    for claimed, locator in ((g.rdp_upper_thm1, "Theorem 1"), (g.rdp_upper_thm2, "Theorem 2")):
         for a, e0, n in points:
-            lines = [G, f"kw = dict(alpha={a}, epsilon0={e0}, n={n})",
-                     f"(float(g.rdp_upper_refined(**kw)), max(float(g.rdp_lower_thm3(**kw)), "
-                     f"float(g.rdp_lower_reverse(**kw))), float(g.{fn}(**kw)))"]
-            out.append(_entry(
-                P, locator, f"eps({a}) <= {locator}'s closed form (n={n:g}, eps0={e0:g})",
-                lines, [("refined Theorem 4 RDP (exact expectation)", "upper"),
-                        ("binary RR special pair, both orders", "lower"),
-                        (f"{locator} (claimed)", "claimed")],
+            yield record(
+                locator, f"eps({a}) <= {locator}'s closed form (n={n:g}, eps0={e0:g})",
+                Snippet(snip.girgis_bracket, {"alpha": a, "epsilon0": e0, "n": n,
+                                              "claimed": claimed}),
+                [("refined Theorem 4 RDP (exact expectation)", "upper"),
+                 ("binary RR special pair, both orders", "lower"),
+                 (f"{locator} (claimed)", "claimed")],
                 lambda v: (*_upper_verdict(v[2], v[1], v[0]),
                            "factor = claim / refined upper bound; claim / lower bound = "
-                           f"{v[2] / v[1]:.3g}")))
+                           f"{v[2] / v[1]:.3g}"))
     grid_panels, grid_orders = ((fig2.QUICK_PANELS, fig2.QUICK_ORDERS) if quick
                                 else (fig2.PANELS, fig2.ORDERS))
-    rem4 = [G, f"pts = [(a, e0, n) for n, e0 in {tuple(grid_panels)!r} for a in "
-               f"{tuple(grid_orders)!r}]",
-            "(sum(float(g.rdp_upper_thm2(alpha=a, epsilon0=e0, n=n)) < "
-            "float(g.rdp_upper_thm1(alpha=a, epsilon0=e0, n=n)) for a, e0, n in pts), len(pts))"]
-    out.append(_entry(
-        P, "Remark 4 (Fig. 2)", "Theorem 1 is tighter than Theorem 2 in all ranges of interest",
-        rem4, [("grid points of Fig. 2 where Theorem 2 < Theorem 1", "exact count"),
-               ("grid points", "count")],
+    yield record(
+        "Remark 4 (Fig. 2)", "Theorem 1 is tighter than Theorem 2 in all ranges of interest",
+        Snippet(snip.girgis_remark4, {"panels": tuple(grid_panels),
+                                      "orders": tuple(grid_orders)}),
+        [("grid points of Fig. 2 where Theorem 2 < Theorem 1", "exact count"),
+         ("grid points", "count")],
         lambda v: ("violated" if v[0] > 0 else "holds", None,
                    f"contradicted at {int(v[0])} of {int(v[1])} points of "
                    f"{'the quick' if quick else 'the'} Fig. 2 grid (figures/"
-                   "fig_girgis_2021_2.py), mostly at large n and small orders")))
+                   "fig_girgis_2021_2.py), mostly at large n and small orders"))
     for a, e0, n in ((16, 4.0, 100), (32, 2.0, 1000)):
         fwd = float(g.rdp_lower_thm3(alpha=a, epsilon0=e0, n=n))
         rev = float(g.rdp_lower_reverse(alpha=a, epsilon0=e0, n=n))
-        out.append(_cli_entry(
-            P, "Theorem 3", f"eps({a}) >= Theorem 3's forward-order value (n={n}, eps0={e0:g})",
-            ["bound", "girgis-reverse", "--n", str(n), "--epsilon0", f"{e0:g}", "--orders",
-             str(a), "--json"],
+        yield record(
+            "Theorem 3", f"eps({a}) >= Theorem 3's forward-order value (n={n}, eps0={e0:g})",
+            CliCommand(("bound", "girgis-reverse", "--n", str(n), "--epsilon0", f"{e0:g}",
+                        "--orders", str(a), "--json"), (rev, fwd)),
             [("reverse order of the same special pair", "lower (exact)"),
-             ("Theorem 3, forward order", "lower (exact)")], [rev, fwd],
-            "loose" if rev / fwd >= LOOSE_FACTOR else "holds", rev / fwd,
-            "Theorem 3 uses the weaker order: the reverse order is a larger exact lower "
-            "bound (docs/errata.md, Girgis 1); factor = reverse / forward"))
-    cor1 = [G, "kw = dict(alpha=2, epsilon0=1e-4, n=152)",
-            "import math",
-            "t1, t5 = float(g.rdp_upper_thm1(**kw)), float(g.rdp_upper_thm5(alpha=2, "
-            "epsilon0=1e-4, m=(152 - 1) // (2 * math.exp(1e-4)) + 1))",
-            "(math.expm1(t1) - math.expm1(t5), math.expm1(t5), 2 ** 4 * math.exp(5e-4), 152 / 9)"]
-    out.append(_entry(
-        P, "Corollary 1 (condition)", "lambda^4 e^(5 eps0) < n/9 suffices for S3 + E <= T2 "
-        "(lambda=2, eps0=1e-4, n=152)", cor1,
+             ("Theorem 3, forward order", "lower (exact)")],
+            ("loose" if rev / fwd >= LOOSE_FACTOR else "holds", rev / fwd,
+             "Theorem 3 uses the weaker order: the reverse order is a larger exact lower "
+             "bound (docs/errata.md, Girgis 1); factor = reverse / forward"))
+    yield record(
+        "Corollary 1 (condition)", "lambda^4 e^(5 eps0) < n/9 suffices for S3 + E <= T2 "
+        "(lambda=2, eps0=1e-4, n=152)", Snippet(snip.girgis_cor1_condition),
         [("E = exponential term of Theorem 1", "upper"), ("T2 (S3 = 0 at lambda = 2)", "upper"),
          ("lambda^4 e^(5 eps0)", "exact"), ("n/9", "exact")],
         lambda v: ("violated" if v[2] < v[3] and v[0] > v[1] else "holds", v[0] / v[1],
                    "the condition is met yet E > T2 (docs/errata.md, Girgis 3); factor = E / "
-                   "T2; rdp_upper_cor1 refuses these parameters")))
-    cor1ok = [G, "kw = dict(alpha=8, epsilon0=1.0, n=10**6)",
-              "(float(g.rdp_upper_refined(**kw)), float(g.rdp_upper_cor1(**kw)))"]
-    out.append(_entry(
-        P, "Corollary 1", "eps(8) <= log(1 + 2 T2)/(lambda-1) where S3 + E <= T2 "
-        "(n=1e6, eps0=1)", cor1ok,
+                   "T2; rdp_upper_cor1 refuses these parameters"))
+    yield record(
+        "Corollary 1", "eps(8) <= log(1 + 2 T2)/(lambda-1) where S3 + E <= T2 "
+        "(n=1e6, eps0=1)", Snippet(snip.girgis_cor1),
         [("refined Theorem 4 RDP", "upper"), ("Corollary 1 (claimed)", "claimed")],
-        lambda v: (*_upper_verdict(v[1], None, v[0]), "checked where S3 + E <= T2 holds")))
-    cor2 = [G, "pts = [(a, e0, n) for a in (2, 3, 5, 8, 16) for e0 in (0.1, 1.0, 3.0) "
-               "for n in (100, 10**4)]",
-            "(min(float(g.rdp_lower_thm3(alpha=a, epsilon0=e0, n=n)) / "
-            "float(g.rdp_lower_cor2(alpha=a, epsilon0=e0, n=n)) - 1 for a, e0, n in pts),)"]
-    out.append(_entry(
-        P, "Corollary 2", "dropping the j >= 3 terms of Theorem 3 lowers it (so Cor. 2 is a "
-        "lower bound)", cor2, [("min over 30 points of Thm 3 / Cor 2 - 1", "relative difference")],
+        lambda v: (*_upper_verdict(v[1], None, v[0]), "checked where S3 + E <= T2 holds"))
+    yield record(
+        "Corollary 2", "dropping the j >= 3 terms of Theorem 3 lowers it (so Cor. 2 is a "
+        "lower bound)", Snippet(snip.girgis_cor2),
+        [("min over 30 points of Thm 3 / Cor 2 - 1", "relative difference")],
         lambda v: ("holds" if v[0] >= -1e-9 else "violated", None,
                    "the conclusion holds (both are rounded down by about 1e-10 relative, so "
                    "equality shows as ~-1e-10 at lambda = 2); the proof's Jensen step does "
-                   "not (next record)")))
-    jensen = ["import math", "n, e0 = 100, 1.0",
-              "p = 1 / (math.exp(e0) + 1)",
-              "(-n * p * (1 - p) * (1 - 2 * p), n * p * (1 - p) * (1 - 2 * p))"]
-    out.append(_entry(
-        P, "Corollary 2 (proof)", "Jensen: E[X^j] >= (E X)^j = 0 for every j >= 3, X centred",
-        jensen,
+                   "not (next record)"))
+    yield record(
+        "Corollary 2 (proof)", "Jensen: E[X^j] >= (E X)^j = 0 for every j >= 3, X centred",
+        Snippet(snip.girgis_jensen),
         [("E[X^3] for X = -(k - np), k ~ Bin(100, 1/(e+1)): a centred X with E X^3 < 0",
           "exact (closed form)"),
          ("E[(k - np)^3], the moment the proof needs", "exact (closed form)")],
         lambda v: ("violated" if v[0] < 0 else "holds", None,
                    "x^j is not convex for odd j, so Jensen does not apply; the needed moment "
-                   "is >= 0 anyway because p < 1/2 (docs/errata.md, Girgis 2)")))
-    pure = ["from accountant.protocols.binary_rr import BinaryRR",
-            "(float(BinaryRR(n=1000, epsilon0=1.0).max_divergence().lower), 1.0)"]
-    out.append(_entry(
-        P, "Fig. 2 (text)", "the pure DP of the shuffle model is bounded below by eps0 (curves "
-        "saturate near eps0 as lambda grows; n=1000, eps0=1)", pure,
+                   "is >= 0 anyway because p < 1/2 (docs/errata.md, Girgis 2)"))
+    yield record(
+        "Fig. 2 (text)", "the pure DP of the shuffle model is bounded below by eps0 (curves "
+        "saturate near eps0 as lambda grows; n=1000, eps0=1)", Snippet(snip.girgis_pure),
         [("max-divergence of shuffled binary RR", "lower (exact)"), ("eps0", "claimed")],
-        lambda v: ("holds" if v[0] >= v[1] - 1e-12 else "violated", None, "")))
-    eq10 = [G, "from accountant.bounds import erlingsson_2019 as e",
-            "r = lambda e0: float(e.rdp_upper_eq10(alpha=8, epsilon0=e0, n=10**6)) / "
-            "float(g.rdp_upper_thm1(alpha=8, epsilon0=e0, n=10**6))",
-            "(r(0.5), r(1.0), r(2.0))"]
-    out.append(_entry(
-        P, "Fig. 2 (text)", "the gap between Theorem 1 and eq. (10) [EFM+19] grows with eps0 "
-        "(n=1e6, lambda=8)", eq10,
+        lambda v: ("holds" if v[0] >= v[1] - 1e-12 else "violated", None, ""))
+    yield record(
+        "Fig. 2 (text)", "the gap between Theorem 1 and eq. (10) [EFM+19] grows with eps0 "
+        "(n=1e6, lambda=8)", Snippet(snip.girgis_eq10_gap),
         [("eq. (10) / Theorem 1 at eps0=0.5", "ratio of upper bounds"),
          ("same at eps0=1", "ratio of upper bounds"), ("same at eps0=2", "ratio of upper bounds")],
         lambda v: ("holds" if v[0] < v[1] < v[2] else "violated", None,
-                   "eq. (10) is a low-confidence reconstruction (docs/girgis-2021.md)")))
-    fig3 = ["from accountant.bounds import girgis_2021 as g, feldman_2020 as f",
-            "from accountant.composition import epsilon_cks",
-            "from accountant.protocols.ldp import LDP",
-            "from figures.girgis_pipelines import closed_form_curve, ORDERS",
-            "rdp = lambda e0: float(epsilon_cks(closed_form_curve(g.rdp_upper_thm1, n=10**4, "
-            "epsilon0=e0, orders=ORDERS), delta=1e-5))",
-            "num = lambda e0: float(LDP(n=10**4, epsilon0=e0).epsilon_for_delta(1e-5).upper)",
-            "cf = lambda e0: float(f.epsilon_upper(epsilon0=e0, n=10**4, delta=1e-5))",
-            "(rdp(0.25), num(0.25), cf(0.25), rdp(3.0), num(3.0), cf(3.0))"]
-    out.append(_entry(
-        P, "Fig. 3 (text)", "one round: Theorem 1 -> Lemma 1 beats [FMT20] at small eps0 and "
-        "loses at large eps0 (n=1e4, delta=1e-5)", fig3,
+                   "eq. (10) is a low-confidence reconstruction (docs/girgis-2021.md)"))
+    yield record(
+        "Fig. 3 (text)", "one round: Theorem 1 -> Lemma 1 beats [FMT20] at small eps0 and "
+        "loses at large eps0 (n=1e4, delta=1e-5)", Snippet(snip.girgis_fig3),
         [("Thm 1 -> Lemma 1, eps0=0.25", "upper"), ("numerical FMT (clones pair), eps0=0.25",
                                                    "upper"),
          ("FMT closed form, eps0=0.25", "upper"), ("Thm 1 -> Lemma 1, eps0=3", "upper"),
@@ -484,153 +543,120 @@ def _girgis(quick: bool) -> list[AuditEntry]:
                    "against FMT evaluated numerically (the paper's footnote: FMT's own code) "
                    "the RDP route loses here and at every eps0 in 0.1..3 we tried, n=1e4 and "
                    "1e6 (factor = RDP / numerical FMT at eps0=0.25); only against FMT's closed "
-                   "form does it win at small eps0")))
-    fig4 = ["from accountant.bounds import girgis_2021 as g",
-            "from accountant.composition import epsilon_cks, epsilon_kov",
-            "from accountant.protocols.ldp import LDP",
-            "from figures.girgis_pipelines import closed_form_curve, QUICK_ORDERS",
-            "rdp = lambda T: float(epsilon_cks(closed_form_curve(g.rdp_upper_thm1, n=10**6, "
-            "epsilon0=2.0, orders=QUICK_ORDERS).times(T), delta=1e-5))",
-            "e1 = lambda T: float(LDP(n=10**6, epsilon0=2.0).epsilon_for_delta(0.5e-5 / T).upper)",
-            "kov = lambda T: float(epsilon_kov(epsilon=e1(T), delta=0.5e-5 / T, rounds=T, "
-            "delta_total=1e-5))",
-            "(kov(1), rdp(1), kov(1000), rdp(1000))"]
-    out.append(_entry(
-        P, "Fig. 4 (text)", "[FMT20] + [KOV15] beats the RDP route for few rounds and large eps0, "
-        "not for many rounds (n=1e6, eps0=2, delta=1e-5)", fig4,
+                   "form does it win at small eps0"))
+    yield record(
+        "Fig. 4 (text)", "[FMT20] + [KOV15] beats the RDP route for few rounds and large eps0, "
+        "not for many rounds (n=1e6, eps0=2, delta=1e-5)", Snippet(snip.girgis_fig4),
         [("numerical FMT + KOV, T=1", "upper"), ("Thm 1 RDP -> Lemma 1, T=1", "upper"),
          ("numerical FMT + KOV, T=1000", "upper"), ("Thm 1 RDP -> Lemma 1, T=1000", "upper")],
         lambda v: ("holds" if v[0] < v[1] and v[3] < v[2] else "violated", None,
                    "with FMT's numerical bound (as the paper used), not its closed form "
-                   "(0.0593 at T=1); per-round delta = delta/(2T)")))
-    out.append(_na(P, "Figs. 4(a), 5(a) (text)",
-                   "the RDP route saves a factor (value lost in the seed text) at given T, eps0, n",
-                   "the factors and their parameters did not survive in the seed text; "
-                   "Fig. 5's pipeline applies [ZW19] add/remove subsampling to replace-one RDP, "
-                   "a heuristic (docs/errata.md, Girgis 6)"))
-    out.append(_na(P, "Section 4 (lower curves)",
-                   "the plotted lower bounds (Theorem 3 pushed through Lemma 1)",
-                   "Lemma 1 turns RDP upper bounds into epsilon upper bounds; applied to a lower "
-                   "bound it bounds nothing (docs/errata.md, Girgis 5)"))
-    return out
+                   "(0.0593 at T=1); per-round delta = delta/(2T)"))
+    yield record(
+        "Figs. 4(a), 5(a) (text)",
+        "the RDP route saves a factor (value lost in the seed text) at given T, eps0, n", None, (),
+        ("not applicable", None, "the factors and their parameters did not survive in the seed "
+         "text; Fig. 5's pipeline applies [ZW19] add/remove subsampling to replace-one RDP, a "
+         "heuristic (docs/errata.md, Girgis 6)"))
+    yield record(
+        "Section 4 (lower curves)", "the plotted lower bounds (Theorem 3 pushed through "
+        "Lemma 1)", None, (),
+        ("not applicable", None, "Lemma 1 turns RDP upper bounds into epsilon upper bounds; "
+         "applied to a lower bound it bounds nothing (docs/errata.md, Girgis 5)"))
 
 
 # -------------------------------------------------------------------------------- GKM
-def _gkm(quick: bool) -> list[AuditEntry]:
+def _gkm(quick: bool, record: Record) -> Iterator[AuditEntry]:
     from accountant.protocols import gkm
     from accountant.protocols.gkm import gkmp20
 
-    P = "gkm"
-    K = "from accountant.protocols import gkm"
-    out: list[AuditEntry] = []
     p = gkm.gkm_parameters(n=10, epsilon=1.0, epsilon_prime=0.5, q=0.1)
     rec = gkm.audit_lemma8(p)
     up = float(rec.computed_upper)
-    verdict, factor = _upper_verdict(1.0, None, up)
-    out.append(_cli_entry(
-        P, "Lemma 8", "eps-DP under Condition 7 (n=10, eps=1, eps'=0.5, q=0.1, least s, lam)",
-        ["audit", "gkm-count", "--n", "10", "--epsilon", "1", "--epsilon-prime", "0.5",
-         "--q", "0.1", "--json"], [("max-divergence, worst over datasets", "upper")], [up],
-        verdict, factor, rec.claim))
+    yield record(
+        "Lemma 8", "eps-DP under Condition 7 (n=10, eps=1, eps'=0.5, q=0.1, least s, lam)",
+        CliCommand(("audit", "gkm-count", "--n", "10", "--epsilon", "1", "--epsilon-prime",
+                    "0.5", "--q", "0.1", "--json"), (up,)),
+        [("max-divergence, worst over datasets", "upper")],
+        (*_upper_verdict(1.0, None, up), rec.claim))
     bad = gkm.gkm_parameters(n=10, epsilon=1.0, epsilon_prime=0.5, q=0.1, s=1, lam=1.0,
                              strict=False)
     rec = gkm.audit_lemma8(bad)
-    out.append(_cli_entry(
-        P, "Lemma 8 (Condition 7 violated)", "eps-DP needs Condition 7 (s=1, lam=1: it fails)",
-        ["audit", "gkm-count", "--n", "10", "--epsilon", "1", "--epsilon-prime", "0.5",
-         "--q", "0.1", "--s", "1", "--lam", "1", "--no-check", "--json"],
-        [("max-divergence, worst over datasets", "lower")], [float(rec.computed_lower)],
-        "not applicable", None,
-        "hypothesis fails, so the lemma claims nothing; the protocol is then not 1-DP. "
-        + rec.claim))
+    yield record(
+        "Lemma 8 (Condition 7 violated)", "eps-DP needs Condition 7 (s=1, lam=1: it fails)",
+        CliCommand(("audit", "gkm-count", "--n", "10", "--epsilon", "1", "--epsilon-prime",
+                    "0.5", "--q", "0.1", "--s", "1", "--lam", "1", "--no-check", "--json"),
+                   (float(rec.computed_lower),)),
+        [("max-divergence, worst over datasets", "lower")],
+        ("not applicable", None,
+         "hypothesis fails, so the lemma claims nothing; the protocol is then not 1-DP. "
+         + rec.claim))
     for eps in (0.05, 0.1, 1.0):
-        lines = [K, f"p = gkm.theorem6_parameters(n=10**4, epsilon={eps}, rho=0.5)",
-                 "(gkm.mse_exact(p, ones=p.n), (1 + 0.5) * gkm.dlap_variance(p.epsilon))"]
-        out.append(_entry(
-            P, "Theorem 6 (MSE)", f"MSE <= (1 + rho) Var(DLap(eps)) with the printed q "
-            f"(eps={eps:g}, rho=0.5, n=1e4, all ones)", lines,
+        yield record(
+            "Theorem 6 (MSE)", f"MSE <= (1 + rho) Var(DLap(eps)) with the printed q "
+            f"(eps={eps:g}, rho=0.5, n=1e4, all ones)", Snippet(snip.gkm_thm6_mse,
+                                                                {"epsilon": eps}),
             [("MSE, all-ones dataset", "exact"), ("(1 + rho) Var(DLap(eps))", "claimed")],
             lambda v: (*_upper_verdict(v[1], v[0], v[0]),
                        "printed q = 0.1 rho Var/n makes (q n)^2 too large at small eps; "
-                       "q = 0.1 rho min(1, Var)/n restores the claim (docs/errata.md, GKM 2)")))
+                       "q = 0.1 rho min(1, Var)/n restores the claim (docs/errata.md, GKM 2)"))
     if not quick:
-        p6 = ["from accountant.protocols import gkm",
-              "p = gkm.theorem6_parameters(n=10, epsilon=1.0, rho=0.5, corrected_q=True)",
-              "(float(gkm.max_divergence(p, ones=0)),)"]
-        out.append(_entry(
-            P, "Theorem 6 (privacy)", "eps-DP at Theorem 6's constants (n=10, eps=1, rho=0.5, "
-            "corrected q; the pair with no other ones)", p6,
+        yield record(
+            "Theorem 6 (privacy)", "eps-DP at Theorem 6's constants (n=10, eps=1, rho=0.5, "
+            "corrected q; the pair with no other ones)", Snippet(snip.gkm_thm6_privacy),
             [("max-divergence of that pair", "upper")],
             lambda v: (*_upper_verdict(1.0, None, v[0]),
                        "one neighbouring pair only (~17 s); every count: shuffle-"
-                       "accountant audit gkm-count --n 10 --epsilon 1 --rho 0.5 --corrected-q")))
-    alg2 = ["import numpy as np",
-            K, "from verify.samplers import gkm as s",
-            "p = gkm.gkm_parameters(n=10, epsilon=1.0, epsilon_prime=0.5, q=0.1)",
-            "vp, vm = s.sample_views(np.ones(10, dtype=int), epsilon_prime=0.5, q=0.1, s=p.s, "
-            "lam=p.lam, trials=20000, rng=np.random.default_rng(7))",
-            "(float(np.mean(vp - vm - 10 * p.s)) - 10, -10 * p.s - 10 * 0.1)"]
-    out.append(_entry(
-        P, "Algorithm 2", "the analyzer's output (sum of messages) - n s estimates the count "
-        "(n=10, s=8, all ones)", alg2,
+                       "accountant audit gkm-count --n 10 --epsilon 1 --rho 0.5 --corrected-q"))
+    yield record(
+        "Algorithm 2", "the analyzer's output (sum of messages) - n s estimates the count "
+        "(n=10, s=8, all ones)", Snippet(snip.gkm_algorithm2),
         [("mean error of the printed analyzer (20000 seeded runs)", "simulated"),
          ("its exact bias -n s - n q", "exact")],
         lambda v: ("violated", abs(v[1]) / 1.0,
                    "the s copies already cancel in V+ - V-; the printed analyzer is biased by "
-                   "-n s (docs/errata.md, GKM 1); factor = |bias| in counts")))
-    l11 = [K, "p = gkm.theorem6_parameters(n=10**4, epsilon=1.0, rho=0.5, corrected_q=True)",
-           "(gkm.mse_exact(p, ones=p.n), gkm.mse_upper_lemma11(p))"]
-    out.append(_entry(
-        P, "Lemma 11", "MSE <= Var(DLap(eps')) + q n + q^2 n (n-1) (eps=1, rho=0.5, n=1e4)", l11,
+                   "-n s (docs/errata.md, GKM 1); factor = |bias| in counts"))
+    yield record(
+        "Lemma 11", "MSE <= Var(DLap(eps')) + q n + q^2 n (n-1) (eps=1, rho=0.5, n=1e4)",
+        Snippet(snip.gkm_lemma11),
         [("MSE, all-ones dataset", "exact"), ("Lemma 11's bound", "claimed")],
-        lambda v: (*_upper_verdict(v[1], v[0], v[0]), "the bound is the exact all-ones MSE")))
-    l12 = [K, "p = gkm.theorem6_parameters(n=10**4, epsilon=1.0, rho=0.5, corrected_q=True)",
-           "(gkm.expected_messages(p, x=1), 2 * p.s + 1 + p.lam / p.n)"]
-    out.append(_entry(
-        P, "Lemma 12", "E[#messages] = 2s + 1 + lam/n + O(1/(eps' n)) (eps=1, rho=0.5, n=1e4, "
-        "corrected q, x=1)", l12,
+        lambda v: (*_upper_verdict(v[1], v[0], v[0]), "the bound is the exact all-ones MSE"))
+    yield record(
+        "Lemma 12", "E[#messages] = 2s + 1 + lam/n + O(1/(eps' n)) (eps=1, rho=0.5, n=1e4, "
+        "corrected q, x=1)", Snippet(snip.gkm_lemma12),
         [("E[#messages], exact", "exact"), ("2s + 1 + lam/n (printed leading terms)", "claimed")],
         lambda v: ("violated" if v[0] - v[1] > 10 else "holds", v[0] / v[1],
                    "the flood draw is sent as +1 and -1 copies: the term is 2 lam/n; the "
-                   f"gap {v[0] - v[1]:.4g} is lam/n (docs/errata.md, GKM 3)")))
+                   f"gap {v[0] - v[1]:.4g} is lam/n (docs/errata.md, GKM 3)"))
     gp = gkmp20.gkmp20_parameters(n=5, epsilon_prime=0.5, lam=5.0)
     rec20 = gkmp20.audit_not_pure(gp)
-    out.append(_cli_entry(
-        P, "Sec. 1.2", "GKMP20's protocol is not eps-DP for any finite eps (n=5, eps'=0.5, "
-        "lam=5)", ["audit", "gkmp20-count", "--n", "5", "--epsilon-prime", "0.5", "--lam", "5",
-                   "--json"],
-        [("max-divergence", "lower")], [math.inf if rec20["verdict"] == "holds" else 0.0],
-        rec20["verdict"], None, "all-zero dataset: V+ = 0 has positive probability; with one "
-        "1 it has none"))
-    return out
+    yield record(
+        "Sec. 1.2", "GKMP20's protocol is not eps-DP for any finite eps (n=5, eps'=0.5, "
+        "lam=5)", CliCommand(("audit", "gkmp20-count", "--n", "5", "--epsilon-prime", "0.5",
+                              "--lam", "5", "--json"),
+                             (math.inf if rec20["verdict"] == "holds" else 0.0,)),
+        [("max-divergence", "lower")],
+        (rec20["verdict"], None, "all-zero dataset: V+ = 0 has positive probability; with one "
+         "1 it has none"))
 
 
 # ------------------------------------------------------------------------------ GGKPV
-def _ggkpv(quick: bool) -> list[AuditEntry]:
-    P = "ggkpv"
-    out: list[AuditEntry] = []
-    rho = ["import math",
-           "from accountant.protocols import ggkpv",
-           "r = math.ceil(ggkpv.slides_rho(1.0, 1e-6))",
-           "(float(ggkpv.epsilon_bracket(ggkpv.ggkpv_parameters(n=2000, B=63, rho=r), 1e-6)"
-           ".lower), r)"]
-    out.append(_entry(
-        P, "Hadamard response (slides)", "rho = log(1/delta)/eps^2 noise messages per user "
-        "give (eps, delta)-DP (eps=1, delta=1e-6, n=2000, B=63)", rho,
+def _ggkpv(quick: bool, record: Record) -> Iterator[AuditEntry]:
+    yield record(
+        "Hadamard response (slides)", "rho = log(1/delta)/eps^2 noise messages per user "
+        "give (eps, delta)-DP (eps=1, delta=1e-6, n=2000, B=63)", Snippet(snip.ggkpv_slides_rho),
         [("epsilon at delta, certified lower end", "lower"), ("rho used", "slides' rule")],
         lambda v: ("violated" if v[0] > 1.0 else "holds", v[0],
                    "the slides' constant 1 is too small (constant about 2.5-4.6, "
-                   "docs/ggkpv.md#calibration); factor = computed eps / target")))
+                   "docs/ggkpv.md#calibration); factor = computed eps / target"))
     if not quick:
-        cal = ["from accountant.protocols import ggkpv",
-               "c = ggkpv.calibrate(n=2000, B=63, target_epsilon=1.0, target_delta=1e-6)",
-               "(c.rho, ggkpv.slides_rho(1.0, 1e-6))"]
-        out.append(_entry(
-            P, "Hadamard response (slides)", "rho = Theta(log(1/delta)/eps^2): the least "
-            "certified rho against the slides' rule (n=2000, B=63, eps=1, delta=1e-6)", cal,
+        yield record(
+            "Hadamard response (slides)", "rho = Theta(log(1/delta)/eps^2): the least "
+            "certified rho against the slides' rule (n=2000, B=63, eps=1, delta=1e-6)",
+            Snippet(snip.ggkpv_calibrated_rho),
             [("least certified rho", "upper"), ("log(1/delta)/eps^2", "slides' rule")],
             lambda v: ("loose" if v[0] / v[1] >= LOOSE_FACTOR else "holds", v[0] / v[1],
-                       "the Theta hides a constant; with constant 1 the rule is not private")))
+                       "the Theta hides a constant; with constant 1 the rule is not private"))
     for locator, claim in (
             ("[CSUZZ19] (slides)", "an (eps, delta)-DP single-message shuffled protocol gives an "
              "(eps + log n, delta)-DP local one"),
@@ -639,12 +665,14 @@ def _ggkpv(quick: bool) -> list[AuditEntry]:
              ">= min(Omega~(n^(1/4)), Omega~(sqrt(B)))"),
             ("multi-message upper bounds (slides)", "count-min and Hadamard response: error, "
              "communication O~(1)")):
-        out.append(_na(P, locator, claim, "asymptotic statement without constants; the "
-                       "measured comparison is the figure ggkpv (reproduce --only ggkpv)"))
-    return out
+        yield record(locator, claim, None, (), (
+            "not applicable", None, "asymptotic statement without constants; the measured "
+            "comparison is the figure ggkpv (reproduce --only ggkpv)"))
 
 
-_BUILDERS: dict[str, Callable[[bool], list[AuditEntry]]] = {
+# paper -> the audit of its claims: (quick, record) -> its records, each made by `record`, the
+# one record builder with the paper filled in
+_AUDITS: dict[str, Callable[[bool, Record], Iterator[AuditEntry]]] = {
     "balcer-cheu-2020": _balcer_cheu, "girgis-2021": _girgis, "gkm": _gkm, "ggkpv": _ggkpv}
 
 
@@ -664,13 +692,13 @@ def collect(paper: str = "all", *, quick: bool = False,
     Raises:
         ParameterError: unknown paper.
     """
-    if paper != "all" and paper not in _BUILDERS:
+    if paper != "all" and paper not in _AUDITS:
         raise ParameterError(f"audit {paper!r}: expected 'all' or one of {', '.join(PAPERS)}")
     entries: list[AuditEntry] = []
-    for name in (_BUILDERS if paper == "all" else (paper,)):
+    for name in (_AUDITS if paper == "all" else (paper,)):
         if progress is not None:
             progress(name)
-        entries.extend(_BUILDERS[name](quick))
+        entries.extend(_AUDITS[name](quick, partial(_record, name)))
     return entries
 
 

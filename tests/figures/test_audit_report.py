@@ -114,11 +114,105 @@ def test_command_reproduces_value(quick_entries, paper, locator, claim_part):
                for g in got), (entry.command, want, stdout[:500])
 
 
+def _python_commands(entries) -> list[ar.AuditEntry]:
+    return [e for e in entries if e.command.startswith("python -c ")]
+
+
+def _assert_command_prints_values(entry: ar.AuditEntry) -> None:
+    printed = [float(x) for x in ar.reproduce_command(entry.to_json(), timeout=300).split()]
+    assert printed == [c["value"] for c in entry.computed], entry.command
+
+
+@pytest.mark.parametrize("index", range(28))
+def test_every_shown_snippet_prints_the_record_values(quick_entries, index):
+    # the shown command is the snippet function's body: run as users run it, it prints the
+    # very values the record holds (exactly: the same computation in a fresh interpreter)
+    entries = _python_commands(quick_entries)
+    assert len(entries) == 28  # the parametrization covers every snippet record
+    _assert_command_prints_values(entries[index])
+
+
+@pytest.mark.slow
+def test_every_shown_snippet_of_the_full_audit_prints_the_record_values():
+    for entry in _python_commands(ar.collect("all", quick=False)):
+        _assert_command_prints_values(entry)
+
+
 def test_snippet_command_rejects_shell_breaking_text():
     with pytest.raises(ValueError):
         ar.snippet_command(['x = "a"', "(1,)"])
+
+
+# snippet functions that break the rules of figures.audit_snippets, one rule each
+def _not_a_tuple():
+    return 1.0
+
+
+def _a_block(n):
+    for _ in range(n):
+        pass
+    return (n,)
+
+
+def _reads_outside():
+    return (math.pi,)
+
+
+def _rebinds(n):
+    m = [n for n in range(3)]
+    return (n, m)
+
+
+def _uses_arguments(alpha, grid, bound):
+    from accountant.bounds import girgis_2021 as g
+    pts = [(a, n) for a in (alpha, 2 * alpha)
+           for n in grid]
+    return (sum(float(bound(alpha=a, epsilon0=1.0, n=n)) for a, n in pts),
+            float(g.rdp_lower_thm3(alpha=alpha, epsilon0=1.0, n=grid[0])))
+
+
+def test_snippet_lines_write_the_arguments_in():
+    from accountant.bounds import girgis_2021
+
+    snippet = ar.Snippet(_uses_arguments, {"alpha": 2, "grid": (100, 10**4),
+                                           "bound": girgis_2021.rdp_upper_thm1})
+    assert ar.snippet_lines(snippet.function, snippet.arguments) == [
+        "from accountant.bounds import girgis_2021 as g",
+        "pts = [(a, n) for a in (2, 2 * 2) for n in (100, 10000)]",
+        "(sum(float(g.rdp_upper_thm1(alpha=a, epsilon0=1.0, n=n)) for a, n in pts), "
+        "float(g.rdp_lower_thm3(alpha=2, epsilon0=1.0, n=(100, 10000)[0])))"]
+    printed = ar.reproduce_command({"command": snippet.command()}, timeout=120).split()
+    assert [float(x) for x in printed] == [float(v) for v in snippet.values()]
+
+
+@pytest.mark.parametrize("function, arguments, error", [
+    (_not_a_tuple, {}, ValueError),         # no final `return (...)`
+    (_a_block, {"n": 2}, ValueError),       # a for loop cannot be one line
+    (_reads_outside, {}, ValueError),       # `math` is not imported in the body
+    (_rebinds, {"n": 2}, ValueError),       # the comprehension's n is not the argument
+    (_uses_arguments, {"alpha": 2, "grid": (100,), "bound": math.exp}, ValueError),
+    (_uses_arguments, {"alpha": 2.0, "grid": [100], "bound": math.exp}, ValueError),
+    (_uses_arguments, {"alpha": 2}, TypeError),
+])
+def test_snippet_lines_refuse_a_function_that_breaks_the_rules(function, arguments, error):
+    with pytest.raises(error):
+        ar.snippet_lines(function, arguments)
+
+
+def test_snippet_values_must_be_a_tuple():
     with pytest.raises(TypeError):
-        ar.run_snippet(["1.0"])
+        ar.Snippet(_not_a_tuple).values()
+
+
+def test_no_exec_or_eval_in_figures():
+    import tokenize
+
+    import figures
+
+    for path in Path(figures.__file__).parent.glob("*.py"):
+        with path.open("rb") as fh:
+            names = {t.string for t in tokenize.tokenize(fh.readline) if t.type == tokenize.NAME}
+        assert not names & {"exec", "eval"}, path
 
 
 def test_table_width_and_markdown(quick_entries, tmp_path: Path):
