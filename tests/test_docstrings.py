@@ -22,6 +22,12 @@ Rules (rule id in brackets, as printed in failure messages):
 A method without parameters (``to_json(self)``) needs only a docstring and, when it returns a
 value, ``Returns:``.
 
+[contract]  A protocol family's implementation of a method of the contract (a method named in
+            CONTRACT_METHODS, in a class whose bases name ``Mechanism`` or a class of the same
+            module that does) is documented once, in ``protocols/contract.py``: it needs only
+            a docstring saying what this family does (its Args/Returns/Raises are the
+            contract's).
+
 DOCSTRINGS_ROOT=/some/tree runs the checks against another checkout.
 """
 
@@ -53,6 +59,11 @@ TARGETS = (
     "accountant/protocols/gkm/",
     "accountant/protocols/contract.py",
 )
+
+# the methods `accountant.protocols.contract.Mechanism` documents for every family
+CONTRACT_METHODS = frozenset({
+    "params", "view_pair", "subsampled_view_pair", "dominating_pair", "epsilon_for_delta",
+    "delta_for_epsilon", "renyi", "max_divergence", "one_pair", "check_relations"})
 
 SECTIONS = ("Args:", "Arguments:", "Returns:", "Yields:", "Raises:", "Examples:", "Example:",
             "Note:", "Notes:", "Attributes:", "Warns:", "See Also:", "References:")
@@ -249,16 +260,40 @@ def check_function(path: str, qualname: str, node: FunctionNode, in_class: bool)
     return failures
 
 
-def check_class(path: str, prefix: str, node: ast.ClassDef) -> list[Failure]:
+def _base_names(node: ast.ClassDef) -> set[str]:
+    return {b.id if isinstance(b, ast.Name) else b.attr for b in node.bases
+            if isinstance(b, ast.Name | ast.Attribute)}
+
+
+def check_class(path: str, prefix: str, node: ast.ClassDef,
+                families: frozenset[str] = frozenset()) -> list[Failure]:
     failures = []
+    family = bool(_base_names(node) & ({"Mechanism"} | families))
     for child in node.body:
         if isinstance(child, ast.ClassDef) and not child.name.startswith("_"):
-            failures.extend(check_class(path, f"{prefix}.{child.name}", child))
+            failures.extend(check_class(path, f"{prefix}.{child.name}", child, families))
         elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if child.name.startswith("_") or is_property(child):
                 continue  # private, dunder or property
-            failures.extend(check_function(path, f"{prefix}.{child.name}", child, in_class=True))
+            name = f"{prefix}.{child.name}"
+            if family and child.name in CONTRACT_METHODS:  # [contract]: documented there
+                if not ast.get_docstring(child):
+                    failures.append(Failure(path, child.lineno, name, "missing",
+                                            "no docstring"))
+                continue
+            failures.extend(check_function(path, name, child, in_class=True))
     return failures
+
+
+def _family_classes(tree: ast.Module) -> frozenset[str]:
+    """Classes of the module deriving (directly or through another) from Mechanism."""
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    found: set[str] = set()
+    while True:
+        more = {c.name for c in classes if _base_names(c) & ({"Mechanism"} | found)} - found
+        if not more:
+            return frozenset(found)
+        found |= more
 
 
 def check_file(path: Path, exported: set[str]) -> list[Failure]:
@@ -274,7 +309,7 @@ def check_file(path: Path, exported: set[str]) -> list[Failure]:
         if listed is not None and node.name not in listed and node.name not in exported:
             continue
         if isinstance(node, ast.ClassDef):
-            failures.extend(check_class(rel, node.name, node))
+            failures.extend(check_class(rel, node.name, node, _family_classes(tree)))
         else:
             failures.extend(check_function(rel, node.name, node, in_class=False))
     return failures

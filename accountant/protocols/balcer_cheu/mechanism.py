@@ -39,44 +39,21 @@ class _BalcerCheuMechanism(Mechanism):
     pair_name: ClassVar[str] = ""
 
     def params(self) -> dict[str, Any]:
-        """The parameters as a JSON object.
-
-        Returns:
-            `parameters.to_json()`: n, p, d for hist (and epsilon, delta when p came from
-            them).
-        """
+        """The parameters as a JSON object."""
         return self.parameters.to_json()
 
     def dominating_pair(self) -> DominatingPair:
-        """The view pair itself: every neighbouring pair gives it up to a common shift
-        (zsum) or a relabelling of coordinates (hist).
-
-        Returns:
-            DominatingPair(pair=self.view_pair(), name=the pair's name, ...).
-        """
+        """The view pair itself: every neighbouring pair gives it up to a common shift (zsum) or
+        a relabelling of coordinates (hist)."""
         return DominatingPair(pair=self.view_pair(), name=self.pair_name,
                               proof="docs/balcer-cheu-2020.md")
 
     def renyi(self, orders: Sequence[float]) -> list[Bracket]:
-        """Renyi divergences: +inf at every order (`renyi_divergence`).
-
-        Args:
-            orders: Renyi orders, each > 1 (inf allowed).
-
-        Returns:
-            One Bracket per order with the EXACT +inf Result at both ends.
-
-        Raises:
-            ParameterError: an order not > 1.
-        """
+        """Renyi divergences: +inf at every order (`renyi_divergence`)."""
         return [Bracket.of(renyi_divergence(self.parameters, a)) for a in orders]
 
     def max_divergence(self) -> Bracket:
-        """The pure-DP epsilon: +inf (`max_divergence`).
-
-        Returns:
-            Bracket with the EXACT +inf Result at both ends.
-        """
+        """The pure-DP epsilon: +inf (`max_divergence`)."""
         return Bracket.of(max_divergence(self.parameters))
 
 
@@ -94,43 +71,15 @@ class BalcerCheuZsum(_BalcerCheuMechanism):
     pair_name: ClassVar[str] = "binomial shift pair"
 
     def view_pair(self) -> ViewPair:
-        """The exact neighbouring view Bin(n, p) vs 1 + Bin(n, p) (`zsum_view`).
-
-        Returns:
-            The ViewPair of `zsum_view` in this mechanism's backend (default tail 1e-30).
-
-        Raises:
-            ParameterError: the backend or the parameters are outside their domains.
-        """
+        """The exact neighbouring view Bin(n, p) vs 1 + Bin(n, p) (`zsum_view`)."""
         return zsum_view(self.parameters, backend=self.backend)
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
-        """Exact epsilon(delta) of zsum (`zsum_epsilon`), maximum over both orders.
-
-        Args:
-            delta: target delta, in (0, 1).
-
-        Returns:
-            Bracket holding the Result at both ends if EXACT, else as its UPPER end only
-            (lower None).
-
-        Raises:
-            ParameterError: delta outside (0, 1).
-        """
+        """Exact epsilon(delta) of zsum (`zsum_epsilon`), maximum over both orders."""
         return Bracket.of(zsum_epsilon(self.parameters, delta, backend=self.backend))
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
-        """Exact delta(epsilon) of zsum (`zsum_delta`), maximum over both orders.
-
-        Args:
-            epsilon: epsilon >= 0.
-
-        Returns:
-            Bracket holding the Result at both ends if EXACT, else as its UPPER end only.
-
-        Raises:
-            ParameterError: epsilon < 0 or NaN.
-        """
+        """Exact delta(epsilon) of zsum (`zsum_delta`), maximum over both orders."""
         return Bracket.of(zsum_delta(self.parameters, epsilon, backend=self.backend))
 
 
@@ -142,37 +91,13 @@ class BalcerCheuHist(_BalcerCheuMechanism):
     pair_name: ClassVar[str] = "product of two binomial shift pairs"
 
     def view_pair(self) -> ViewPair:
-        """The product pair on the two changed coordinates (`hist_view`, float backend).
-
-        Returns:
-            The ViewPair of `hist_view` (tail 1e-30 per coordinate).
-        """
+        """The product pair on the two changed coordinates (`hist_view`, float backend)."""
         return hist_view(self.parameters)
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
-        """Exact epsilon(delta) of hist by the 2-D sum (`hist_epsilon`).
-
-        Args:
-            delta: target delta, in (0, 1).
-
-        Returns:
-            Bracket holding the UPPER Result as its upper end (lower None).
-
-        Raises:
-            ParameterError: delta outside (0, 1).
-        """
+        """Exact epsilon(delta) of hist by the 2-D sum (`hist_epsilon`)."""
         return Bracket.of(hist_epsilon(self.parameters, delta))
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
-        """Exact delta(epsilon) of hist by the 2-D sum (`hist_delta`).
-
-        Args:
-            epsilon: epsilon >= 0.
-
-        Returns:
-            Bracket holding the UPPER Result as its upper end (lower None).
-
-        Raises:
-            ParameterError: epsilon < 0 or NaN.
-        """
+        """Exact delta(epsilon) of hist by the 2-D sum (`hist_delta`)."""
         return Bracket.of(hist_delta(self.parameters, epsilon))

@@ -41,83 +41,33 @@ class GKMCount(Mechanism):
                                      "no single dominating pair is derived")
 
     def one_pair(self) -> bool:
-        """Whether the values are one count's pair's.
-
-        Returns:
-            True when `ones` is given (the answers are PAIR statements).
-        """
+        """Whether the values are one count's pair's."""
         return self.ones is not None
 
     def params(self) -> dict[str, Any]:
-        """The parameters as a JSON object.
-
-        Returns:
-            `parameters.to_json()`.
-        """
+        """The parameters as a JSON object."""
         return self.parameters.to_json()
 
     def view_pair(self) -> ViewPair:
-        """The exact 2-D view pair at `ones` (ones = 0 when None).
-
-        Returns:
-            The float ViewPair of `gkm.view_pair`.
-
-        Raises:
-            ParameterError: ones outside 0..n-1.
-        """
+        """The exact 2-D view pair at `ones` (ones = 0 when None)."""
         return view_pair(self.parameters, ones=0 if self.ones is None else self.ones)
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
-        """epsilon(delta) of the exact views, worst case over counts unless `ones`.
-
-        Args:
-            delta: target delta, in (0, 1).
-
-        Returns:
-            Bracket with the UPPER Result of `epsilon_for_delta_worst` as its upper end.
-
-        Raises:
-            ParameterError: delta outside (0, 1), or the views do not fit in memory.
-        """
+        """epsilon(delta) of the exact views, worst case over counts unless `ones`."""
         return Bracket.of(epsilon_for_delta_worst(self.parameters, delta=delta, ones=self.ones))
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
-        """delta(epsilon) of the exact views, worst case over counts unless `ones`.
-
-        Args:
-            epsilon: epsilon >= 0.
-
-        Returns:
-            Bracket with the UPPER Result of `delta_for_epsilon_worst` as its upper end.
-
-        Raises:
-            ParameterError: epsilon < 0, or the views do not fit in memory.
-        """
+        """delta(epsilon) of the exact views, worst case over counts unless `ones`."""
         return Bracket.of(delta_for_epsilon_worst(self.parameters, epsilon=epsilon,
                                                 ones=self.ones))
 
     def renyi(self, orders: Sequence[float]) -> list[Bracket]:
-        """Renyi divergences of the exact views (`renyi_worst`).
-
-        Args:
-            orders: Renyi orders, each in (1, inf].
-
-        Returns:
-            One Bracket per order: both ends for an EXACT Result, else the UPPER end only.
-
-        Raises:
-            ParameterError: an order outside (1, inf], or the views do not fit in memory.
-        """
+        """Renyi divergences of the exact views (`renyi_worst`)."""
         return [Bracket.of(r) for r in renyi_worst(self.parameters, orders=list(orders),
                                                  ones=self.ones)]
 
     def max_divergence(self) -> Bracket:
-        """The certified pure-DP epsilon along the views' rays (`pure_epsilon_both`).
-
-        Returns:
-            Bracket of the maximum over both orders: both ends if EXACT (+inf), else the UPPER
-            end only.
-        """
+        """The certified pure-DP epsilon along the views' rays (`pure_epsilon_both`)."""
         return Bracket.of(pure_epsilon_both(self.parameters, ones=self.ones)[0])
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from accountant.divergence import delta_bracket, epsilon_bracket, renyi_divergence
-from accountant.domains import ALPHA, DELTA, EPSILON, N_PAIR
+from accountant.domains import N_PAIR
 from accountant.errors import ParameterError
 from accountant.pairs.subsampled_count import subsampled_count_pair
 from accountant.protocols import ldp
@@ -65,6 +65,7 @@ class RandomizerMechanism(Mechanism):
             object.__setattr__(self, "matrix", Randomizer.from_rows(self.matrix))
 
     def params(self) -> dict[str, Any]:
+        """{"n": n, "matrix": the matrix's description}."""
         return {"n": self.n, "matrix": self.matrix.describe()}
 
     def _special_inputs(self) -> tuple[int, int]:
@@ -86,19 +87,7 @@ class RandomizerMechanism(Mechanism):
         (`Randomizer.max_ratio`: x maximises, x' minimises R(y|.)): the other users hold x',
         the differing user x (P) or x' / absent (Q). The entries are exact rationals, so
         the probabilities are rounded once. Other users hold x' (not x, as in `view_pair`):
-        the count of y then has the smallest background. One neighbouring pair: a lower
-        bound on the mechanism.
-
-        Args:
-            rate: participation probability q, in (0, 1].
-            relation: "substitute" or "add-remove".
-
-        Returns:
-            The float ViewPair (grid exact).
-
-        Raises:
-            ParameterError: rate or relation outside its domain.
-        """
+        the count of y then has the smallest background."""
         _, x, x1, y = self.matrix.max_ratio()
         col = self.matrix.column(y)
         return subsampled_count_pair(
@@ -106,7 +95,8 @@ class RandomizerMechanism(Mechanism):
             description={"protocol": "randomizer", "matrix": self.matrix.name, "x": x,
                          "x_prime": x1, "y": y})
 
-    def dominating_pair(self) -> DominatingPair:
+    def dominating_pair(self) -> DominatingPair[object]:
+        """The matrix's blanket pairs, one per ordered input pair."""
         return DominatingPair(pair=blanket.blanket_bound(self.matrix, self.n),
                               name="blanket pairs of the matrix (Balle-Bell-Gascon-Nissim "
                                    "2019 decomposition), one per ordered input pair",
@@ -114,26 +104,16 @@ class RandomizerMechanism(Mechanism):
                                     "randomizer-matrix")
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
-        DELTA.check(delta)
+        """epsilon(delta): the blanket bound's upper end and the special pair's ends."""
         up = blanket.epsilon_for_delta(blanket.blanket_bound(self.matrix, self.n),
                                        delta=delta)
         return self._with_special_pair(up, "epsilon_for_delta",
                                        lambda view: epsilon_bracket(view, delta))
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
-        """delta(epsilon): the blanket bound's upper end and the special pair's ends.
-
-        Args:
-            epsilon: >= 0. Above 700 (e^epsilon overflows), only epsilon >= the matrix's
-                epsilon0 is answered: delta = 0 exactly (every view is epsilon0-DP).
-
-        Returns:
-            The Bracket.
-
-        Raises:
-            ParameterError: epsilon outside [0, inf), or above 700 and below epsilon0.
-        """
-        EPSILON.check(epsilon)
+        """delta(epsilon): the blanket bound's upper end and the special pair's ends. Above
+        epsilon = 700 (e^epsilon overflows) only epsilon >= the matrix's epsilon0 is answered
+        (delta = 0 exactly: every view is epsilon0-DP); below it, a ParameterError."""
         if epsilon > _MAX_EXP_EPSILON:
             if epsilon >= self.matrix.epsilon0:
                 return Bracket.of(Result(
@@ -168,19 +148,7 @@ class RandomizerMechanism(Mechanism):
         certified value at the matrix's epsilon0 (Feldman-McMillan-Talwar 2021: it
         dominates every epsilon0-LDP randomizer, and the matrix is epsilon0-LDP for the
         float epsilon0, which is rounded up). Lower ends: the exact special pair, when it is
-        built (module constant SPECIAL_VIEW_LIMIT).
-
-        Args:
-            orders: Renyi orders, each in (1, inf]; inf gives the max-divergence.
-
-        Returns:
-            One Bracket per order, in the order given.
-
-        Raises:
-            ParameterError: an order outside (1, inf].
-        """
-        for alpha in orders:
-            ALPHA.check(alpha)
+        built (module constant SPECIAL_VIEW_LIMIT)."""
         finite = [float(a) for a in orders if a != math.inf]
         view = self.view_pair() if finite else None
         clones = self._clones_renyi(finite)
@@ -218,7 +186,7 @@ class RandomizerMechanism(Mechanism):
         alphas = [a for a in alphas if a <= _CLONES_MAX_ORDER]
         if not alphas or not 0 < e0 <= _CLONES_MAX_EPSILON0:
             return {}
-        curve = ldp.renyi_curve(n=self.n, epsilon0=e0, alphas=alphas)
+        curve = ldp.renyi_curve.unchecked(n=self.n, epsilon0=e0, alphas=alphas)
         return {a: up for a, (_, up) in zip(alphas, curve, strict=True)}
 
     def max_divergence(self) -> Bracket:
