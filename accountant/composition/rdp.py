@@ -104,15 +104,18 @@ class RdpCurve:
         """A curve from "renyi"/"max_divergence" Results (EXACT or UPPER), rounded up."""
         if not results:
             raise ParameterError("from_results needs at least one Result")
+        at: list[tuple[float, Result]] = []
         for r in results:
             if r.quantity not in ("renyi", "max_divergence") or r.order is None:
                 raise ParameterError(f"a {r.quantity} Result is not a Renyi value")
             if r.kind is Kind.LOWER:
                 raise ParameterError(f"{r.method} is a lower bound; it cannot enter a curve")
-        ordered = sorted(results, key=lambda r: float(r.order))
+            at.append((float(r.order), r))
+        at.sort(key=lambda t: t[0])  # stable, like sorting the Results by order
+        ordered = [r for _, r in at]
         kind = Kind.EXACT if all(r.kind is Kind.EXACT for r in ordered) else Kind.UPPER
         directions = {r.direction for r in ordered}
-        return cls(orders=tuple(float(r.order) for r in ordered),
+        return cls(orders=tuple(order for order, _ in at),
                    values=tuple(max(0.0, r.upper_end()) for r in ordered), kind=kind,
                    direction=directions.pop() if len(directions) == 1 else Direction.MAX,
                    method=method or ordered[0].method.split(" [")[0],
@@ -138,7 +141,8 @@ class RdpCurve:
         Result-valued functions carry their own kinds; a float-valued function's values are
         taken as `kind` (UPPER unless the caller knows they are exact).
         """
-        values, kinds = [], []
+        values: list[float] = []
+        kinds: list[Kind] = []
         orders = tuple(orders)
         for a in orders:
             r = function(a)
