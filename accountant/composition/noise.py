@@ -37,7 +37,7 @@ import mpmath
 import numpy as np
 from scipy import special
 
-from accountant.composition.pld import LossPmf, grid_index, pmf_from_entries
+from accountant.composition.pld import LossPmf, LossPmfSource, grid_index, pmf_from_entries
 from accountant.composition.rdp import DEFAULT_ORDERS, RdpCurve
 from accountant.domains import DELTA, EPSILON, Interval
 from accountant.errors import ParameterError, PrecisionError
@@ -90,7 +90,7 @@ def sensitivity_factor(relation: str) -> float:
 
 
 @dataclass(frozen=True, slots=True)
-class NoisePair:
+class NoisePair(LossPmfSource):
     """The pair(s) of one Gaussian or Laplace event (module docstring).
 
     Attributes:

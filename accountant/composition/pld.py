@@ -36,10 +36,12 @@ which are symmetric and built in O(outcomes) with numpy from certified log-PMFs.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any
+from functools import partial
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -57,7 +59,7 @@ from accountant.view import ViewPair
 __all__ = ["LossPmf", "PldComposition", "compose_views", "from_view", "from_clone_pair",
            "convolve", "self_compose", "compose_measures", "delta_of", "epsilon_of",
            "fft_error_bound", "grid_index", "pmf_from_entries", "truncate",
-           "DEFAULT_DISCRETIZATION"]
+           "DEFAULT_DISCRETIZATION", "LossPmfSource", "PairSource"]
 
 DEFAULT_DISCRETIZATION = 1e-4
 _U = rounding.UNIT_ROUNDOFF
@@ -315,12 +317,12 @@ def convolve(a: LossPmf, b: LossPmf) -> LossPmf:
     else:
         length = 1 << (size - 1).bit_length()
         # numpy's pocketfft at a power-of-two length; a squaring transforms its input once
-        fa = np.fft.rfft(a.mass, length)
+        spectrum = np.fft.rfft(a.mass, length)
         if b is a:
-            fa *= fa
+            spectrum *= spectrum
         else:
-            fa *= np.fft.rfft(b.mass, length)
-        out = np.fft.irfft(fa, length)[:size]
+            spectrum *= np.fft.rfft(b.mass, length)
+        out = np.fft.irfft(spectrum, length)[:size]
         norms_a = (float(np.sum(a.mass)) * 1.001, float(np.linalg.norm(a.mass)) * 1.001)
         norms_b = (float(np.sum(b.mass)) * 1.001, float(np.linalg.norm(b.mass)) * 1.001)
         fft_l1 = math.sqrt(size) * fft_error_bound(length, norms_a, norms_b)
@@ -484,7 +486,34 @@ def _inversion(losses: np.ndarray, probs: np.ndarray, infinity: float, delta: fl
 
 
 # ------------------------------------------------------------------ public composition
-PairSource = Any  # a float ViewPair or a clones.ClonePair
+class LossPmfSource(ABC):
+    """A pair that discretises its own privacy-loss measures for the PLD engine (e.g.
+    `composition.subsampled.SubsampledPair`, `composition.noise.NoisePair`): the engine
+    composes it like a ViewPair or a ClonePair, recognised by this type."""
+
+    __slots__ = ()
+
+    @property
+    @abstractmethod
+    def description(self) -> Mapping[str, Any]:
+        """What the pair is (protocol, parameters), for labels."""
+
+    @abstractmethod
+    def loss_pmfs(self, width: float, pessimistic: bool, tail: float) -> list[LossPmf]:
+        """The discretised PLDs: one for a symmetric pair, else [P||Q, Q||P].
+
+        Args:
+            width: grid width Delta.
+            pessimistic: upper (True) or lower (False) measures.
+            tail: mass allowed outside the windows (moved in the safe direction).
+
+        Returns:
+            One or two `LossPmf`s.
+        """
+
+
+# what the PLD engine composes: a float ViewPair, a ClonePair or a LossPmfSource
+PairSource: TypeAlias = ViewPair | ClonePair | LossPmfSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -512,7 +541,7 @@ def _pmfs(source: PairSource, width: float, pessimistic: bool,
     """[P||Q, Q||P] measures of a source (one entry for symmetric pairs)."""
     if isinstance(source, ClonePair):
         return [from_clone_pair(source, width, pessimistic, tail)]
-    if hasattr(source, "loss_pmfs"):  # e.g. composition.subsampled.SubsampledPair
+    if isinstance(source, LossPmfSource):  # e.g. composition.subsampled.SubsampledPair
         return list(source.loss_pmfs(width, pessimistic, tail))
     if isinstance(source, ViewPair):
         return [from_view(source, width, pessimistic),
@@ -531,8 +560,8 @@ def _compose_side(mechanisms: list[tuple[PairSource, int]], width: float,
     for pm, rounds in measures:
         for side in sides:
             one = self_compose(truncate(pm[min(side, len(pm) - 1)], tail), rounds, tail)
-            totals[side] = one if totals[side] is None else truncate(
-                convolve(totals[side], one), tail)
+            total = totals[side]
+            totals[side] = one if total is None else truncate(convolve(total, one), tail)
     return [t for t in totals if t is not None]
 
 
@@ -562,7 +591,7 @@ def _check(mechanisms: Sequence[tuple[PairSource, int]]) -> list[tuple[PairSourc
         raise ParameterError("PLD composition needs at least one (pair, rounds) item")
     out = []
     for source, rounds in mechanisms:
-        if not (isinstance(source, ViewPair | ClonePair) or hasattr(source, "loss_pmfs")):
+        if not isinstance(source, ViewPair | ClonePair | LossPmfSource):
             raise ParameterError(f"{source!r} is neither a ViewPair, a ClonePair nor a "
                                  "pair with loss_pmfs()")
         ROUNDS.check(rounds)
@@ -570,9 +599,11 @@ def _check(mechanisms: Sequence[tuple[PairSource, int]]) -> list[tuple[PairSourc
     return out
 
 
-def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float, delta: float | None,
-              epsilon: float | None, want_lower: bool,
+def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float,
+              read: Callable[[LossPmf], float], want_lower: bool,
               tail: float) -> tuple[float, float | None, float]:
+    """(upper, lower or None, error ledger) of the composition, each measure read by `read`
+    (epsilon_of at delta, or delta_of at epsilon)."""
     opt: list[LossPmf] = []
     if want_lower:
         # the two directions are independent: the optimistic one runs in a second thread
@@ -583,17 +614,10 @@ def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float, delta: flo
             opt = job.result()
     else:
         pess = _compose_side(mechanisms, width, True, tail)
-    if delta is not None:
-        upper = max(epsilon_of(p, delta) for p in pess)
-    else:
-        upper = max(delta_of(p, epsilon) for p in pess)
+    upper = max(read(p) for p in pess)
     lower = None
     if want_lower:
-        if delta is not None:
-            lower = max(epsilon_of(p, delta) for p in opt)
-        else:
-            lower = max(delta_of(p, epsilon) for p in opt)
-        lower = min(lower, upper)
+        lower = min(max(read(p) for p in opt), upper)
     return upper, lower, max(p.error for p in pess)
 
 
@@ -621,12 +645,15 @@ def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float 
         PrecisionError: the given discretization needs too many buckets.
     """
     mechanisms = _check(mechanisms)
-    if (delta is None) == (epsilon is None):
-        raise ParameterError("give exactly one of delta and epsilon")
-    if delta is not None:
+    read: Callable[[LossPmf], float]
+    if delta is not None and epsilon is None:
         DELTA.check(delta)
-    else:
+        read, at = partial(epsilon_of, delta=delta), float(delta)
+    elif epsilon is not None and delta is None:
         EPSILON.check(epsilon)
+        read, at = partial(delta_of, epsilon=epsilon), float(epsilon)
+    else:
+        raise ParameterError("give exactly one of delta and epsilon")
     if discretization is not None:
         POSITIVE.named("discretization").check(discretization)
     want_lower = all(not isinstance(s, ViewPair) or s.grid_exact for s, _ in mechanisms)
@@ -642,7 +669,7 @@ def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float 
         width *= 4
     while True:
         try:
-            upper, lower, err = _evaluate(mechanisms, width, delta, epsilon, want_lower, tail)
+            upper, lower, err = _evaluate(mechanisms, width, read, want_lower, tail)
             break
         except PrecisionError:
             if discretization is not None:
@@ -653,13 +680,12 @@ def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float 
            and math.isfinite(upper) and upper - lower > relative_gap * upper):
         new_width = width * 0.8 * relative_gap * upper / (upper - lower)
         try:
-            upper, lower, err = _evaluate(mechanisms, new_width, delta, epsilon, True, tail)
+            upper, lower, err = _evaluate(mechanisms, new_width, read, True, tail)
         except (PrecisionError, MemoryError):
             break
         width = new_width
         refinements += 1
     quantity = "epsilon" if delta is not None else "delta"
-    at = float(delta if delta is not None else epsilon)
     label = "+".join(f"{r}x[{_label(s)}]" for s, r in mechanisms)
     method = f"composition.pld.compose_views({label}, discretization={width:.3g})"
     up = Result(quantity=quantity, value=rounding.up(upper), kind=Kind.UPPER,

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from accountant.composition.pld import LossPmf, grid_index, pmf_from_entries
+from accountant.composition.pld import LossPmf, LossPmfSource, grid_index, pmf_from_entries
 from accountant.divergence.common import ULP_SLACK
 from accountant.domains import PROBABILITY
 from accountant.errors import ParameterError
@@ -43,7 +43,7 @@ _U = rounding.UNIT_ROUNDOFF
 
 
 @dataclass(frozen=True, slots=True)
-class SubsampledPair:
+class SubsampledPair(LossPmfSource):
     """A dominating pair of one Poisson-subsampled shuffled round.
 
     Attributes:
