@@ -110,15 +110,15 @@ class LedgerEntry:
 
     label: str
     count: int
-    upper_source: Any = None
-    lower_source: Any = None
+    upper_source: pld.PairSource | None = None
+    lower_source: pld.PairSource | None = None
     curve_factory: Callable[[], RdpCurve | None] | None = None
     eps_delta: tuple[float, float] | None = None
     gaussian_mu: float | None = None
     laplace_epsilon0: float | None = None
     notes: dict[str, str] = field(default_factory=dict)
     pair_only: bool = False
-    _curve: Any = field(default=None, repr=False)
+    _curve: RdpCurve | None = field(default=None, repr=False)
     _curve_done: bool = field(default=False, repr=False)
 
     def curve(self) -> RdpCurve | None:
@@ -239,8 +239,9 @@ class Accountant:
         renyi_label = ", ".join(f"{k}={v}" for k, v in mech.params().items())
 
         def base_curve() -> RdpCurve | None:
-            results = [b.upper for b in mech.renyi(SPARSE_ORDERS + (math.inf,))]
-            if any(r is None for r in results):
+            ends = [b.upper for b in mech.renyi(SPARSE_ORDERS + (math.inf,))]
+            results = [r for r in ends if r is not None]
+            if len(results) < len(ends):
                 return None
             return RdpCurve.from_results(results, method=f"protocols.{mech.name}.renyi("
                                                          f"{renyi_label}) upper bounds")
@@ -400,13 +401,14 @@ class Accountant:
         if method != "all" and method not in ROUTES:
             raise ParameterError(f"method={method!r} is outside {{'all', "
                                  f"{', '.join(repr(r) for r in ROUTES)}}}")
+        routes: dict[str, _Route] = {"analytic": self._route_analytic, "pld": self._route_pld,
+                                     "rdp": self._route_rdp, "kov": self._route_kov}
         entries: list[dict[str, Any]] = []
         for route in ROUTES:
             if method in ("all", route):
-                entries += getattr(self, f"_route_{route}")(delta, epsilon, discretization,
-                                                            method == route)
+                entries += routes[route](delta, epsilon, discretization, method == route)
         quantity = "epsilon" if delta is not None else "delta"
-        at = float(delta if delta is not None else epsilon)
+        at = float(delta if delta is not None else _given(epsilon))
         bracket = _bracket(entries, quantity, at)
         if not any(e.pair_only for e in self._ledger):
             # every entry is a mechanism (or a class of them): the routes' bounds hold for
@@ -423,19 +425,21 @@ class Accountant:
         ledger = self._ledger
         if len(ledger) == 1 and ledger[0].count == 1 and ledger[0].laplace_epsilon0:
             return _laplace_exact(ledger[0].laplace_epsilon0, delta, epsilon)
-        if any(e.gaussian_mu is None for e in ledger):
+        runs = [(e.count, e.gaussian_mu) for e in ledger if e.gaussian_mu is not None]
+        if len(runs) < len(ledger):
             return [{"method": "analytic", "skipped": "the analytic route composes "
                                                       "unsampled Gaussian events only (or "
                                                       "one Laplace run)"}] if asked else []
-        mu = math.sqrt(math.fsum(e.count * e.gaussian_mu ** 2 for e in ledger))
+        mu = math.sqrt(math.fsum(count * gaussian_mu ** 2 for count, gaussian_mu in runs))
         mu = rounding.up(mu * (1 + 8 * rounding.UNIT_ROUNDOFF))
         mu_low = rounding.down(mu * (1 - 24 * rounding.UNIT_ROUNDOFF))
         if delta is not None:
             low, up = gaussian_epsilon(mu_low, delta)[0], gaussian_epsilon(mu, delta)[1]
             quantity, at = "epsilon", delta
         else:
-            low, up = gaussian_delta(mu_low, epsilon)[0], gaussian_delta(mu, epsilon)[1]
-            quantity, at = "delta", epsilon
+            at = _given(epsilon)
+            low, up = gaussian_delta(mu_low, at)[0], gaussian_delta(mu, at)[1]
+            quantity = "delta"
         name = f"composition.noise.gaussian_{quantity}(mu={mu:.12g})"
         return _pair(quantity, at, low, up, "analytic.gaussian", name, analytic_source())
 
@@ -444,11 +448,13 @@ class Accountant:
         uppers = [e.upper_source for e in self._ledger]
         lowers = [e.lower_source for e in self._ledger]
         same = all(u is low for u, low in zip(uppers, lowers, strict=True))
+        known_uppers = [u for u in uppers if u is not None]
+        known_lowers = [low for low in lowers if low is not None]
         entries: list[dict[str, Any]] = []
         lower_width = discretization
-        if all(u is not None for u in uppers):
+        if len(known_uppers) == len(uppers):
             try:
-                out = self._compose_aligned(uppers, delta, epsilon, discretization)
+                out = self._compose_aligned(known_uppers, delta, epsilon, discretization)
             except (AccountantError, MemoryError) as exc:
                 entries.append({"method": "pld", "skipped": str(exc)})
             else:
@@ -476,22 +482,23 @@ class Accountant:
             entries.append({"method": "pld", "skipped": "; ".join(
                 e.notes.get("pld", f"{e.label}: no dominating pair") for e in self._ledger
                 if e.upper_source is None)})
-        if not same and all(low is not None for low in lowers):
+        if not same and len(known_lowers) == len(lowers):
             try:
-                out = self._compose_aligned(lowers, delta, epsilon, lower_width)
+                lower_out = self._compose_aligned(known_lowers, delta, epsilon, lower_width)
             except (AccountantError, MemoryError):
-                out = None
-            if out is not None and out.lower is not None:
+                lower_out = None
+            if lower_out is not None and lower_out.lower is not None:
                 # the optimistic value of one neighbouring pair: a lower bound on the mechanism
                 entries.append({"method": "pld.special_pair.optimistic",
-                                "result": out.lower.with_(
+                                "result": lower_out.lower.with_(
                                     method=f"[pld] optimistic PLD of one neighbouring "
                                            f"pair (a lower bound on the mechanism): "
-                                           f"{out.lower.method}")})
+                                           f"{lower_out.lower.method}")})
         return entries
 
-    def _compose_aligned(self, sources: list[Any], delta: float | None,
-                         epsilon: float | None, discretization: float | None) -> Any:
+    def _compose_aligned(self, sources: list[pld.PairSource], delta: float | None,
+                         epsilon: float | None,
+                         discretization: float | None) -> pld.PldComposition:
         """`pld.compose_views` of the ledger, maximised over the alignments of its
         single-pair events.
 
@@ -518,7 +525,7 @@ class Accountant:
         for mask in range(2 ** len(flip)):
             swapped = {i for j, i in enumerate(flip) if mask >> j & 1}
             outs.append(pld.compose_views(
-                [(src.swapped() if i in swapped else src, e.count)
+                [(_swapped(src) if i in swapped else src, e.count)
                  for i, (src, e) in enumerate(zip(sources, self._ledger, strict=True))],
                 delta=delta, epsilon=epsilon, discretization=discretization))
         top = max(outs, key=lambda o: float(o.upper))
@@ -554,15 +561,15 @@ class Accountant:
         if delta is not None:
             _, results = conversion.epsilon_best(total, delta=delta)
         else:
-            _, results = conversion.delta_best(total, epsilon=epsilon)
+            _, results = conversion.delta_best(total, epsilon=_given(epsilon))
         names = ["rdp.mironov", "rdp.cks", "rdp.optimal"]
         return [{"method": name, "result": r.with_(method=f"[rdp] {r.method}")}
                 for name, r in zip(names, results, strict=True)]
 
     def _route_kov(self, delta: float | None, epsilon: float | None,
                    discretization: float | None, asked: bool) -> list[dict[str, Any]]:
-        pairs = {e.eps_delta for e in self._ledger}
-        if None in pairs:
+        pairs = {e.eps_delta for e in self._ledger if e.eps_delta is not None}
+        if any(e.eps_delta is None for e in self._ledger):
             return [{"method": "kov", "skipped": "KOV composes eps-delta mechanisms only, "
                                                  "without subsampling"}]
         if len(pairs) > 1:
@@ -580,10 +587,11 @@ class Accountant:
             except AccountantError as exc:
                 out.append({"method": "drv", "skipped": str(exc)})
         else:
+            epsilon_total = _given(epsilon)
             out.append({"method": "kov", "result": kov.delta_kov(
-                epsilon=e, delta=d, rounds=k, epsilon_total=epsilon)})
+                epsilon=e, delta=d, rounds=k, epsilon_total=epsilon_total)})
             out.append({"method": "drv", "result": kov.delta_drv(
-                epsilon=e, delta=d, rounds=k, epsilon_total=epsilon)})
+                epsilon=e, delta=d, rounds=k, epsilon_total=epsilon_total)})
         for item in out:
             if "result" in item:
                 item["result"] = item["result"].with_(method=f"[kov] {item['result'].method}")
@@ -610,7 +618,8 @@ class Accountant:
         missing = [e.label for e in self._ledger if e.upper_source is None]
         if missing or not self._ledger:
             raise ParameterError("no PLD for " + (", ".join(missing) or "an empty ledger"))
-        return pld.compose_measures([(e.upper_source, e.count) for e in self._ledger],
+        return pld.compose_measures([(e.upper_source, e.count) for e in self._ledger
+                                     if e.upper_source is not None],
                                     discretization, pessimistic=pessimistic, tail=tail)
 
 
@@ -623,6 +632,26 @@ def _view_entry(view: ViewPair, count: int) -> LedgerEntry:
     return LedgerEntry(label, count, upper_source=view,
                        lower_source=view if view.grid_exact else None,
                        curve_factory=lambda: RdpCurve.from_view(view, orders), pair_only=True)
+
+
+# a route of `Accountant.report`: (delta, epsilon, discretization, asked) -> entries
+_Route = Callable[[float | None, float | None, float | None, bool], list[dict[str, Any]]]
+
+
+def _given(value: float | None) -> float:
+    """The coordinate a report reads at, where delta was not given (`Accountant.report`
+    takes exactly one of delta and epsilon)."""
+    if value is None:
+        raise ParameterError("give exactly one of delta and epsilon")
+    return value
+
+
+def _swapped(source: pld.PairSource) -> pld.PairSource:
+    """A single-pair event's view with its two laws exchanged (single-pair events are the
+    ViewPair events, `LedgerEntry.pair_only`)."""
+    if not isinstance(source, ViewPair):
+        raise TypeError(f"{type(source).__name__} is not a single pair's view")
+    return source.swapped()
 
 
 def _pair(quantity: str, at: float, low: float, up: float, route: str, name: str,
@@ -645,8 +674,9 @@ def _laplace_exact(eps0: float, delta: float | None,
             v = max(mpmath.mpf(0), e0 + 2 * mpmath.log1p(-mpmath.mpf(delta)))
             quantity, at = "epsilon", delta
         else:
-            v = max(mpmath.mpf(0), -mpmath.expm1((mpmath.mpf(epsilon) - e0) / 2))
-            quantity, at = "delta", epsilon
+            at = _given(epsilon)
+            v = max(mpmath.mpf(0), -mpmath.expm1((mpmath.mpf(at) - e0) / 2))
+            quantity = "delta"
         slack = mpmath.mpf(10) ** -35 * (1 + abs(v))
         low, up = max(0.0, rounding.down(v - slack)), rounding.up(v + slack)
     return _pair(quantity, at, low, up, "analytic.laplace",
