@@ -162,7 +162,8 @@ def view_pair(*, n: int, epsilon0: float, ones: int = 0, backend: str = "float",
     """
 
     check_backend(backend)
-    n, epsilon0, ones = as_checked(n, epsilon0, ones)
+    n, epsilon0, _ = as_checked(n, epsilon0, ones)
+    ones = int(ones)  # one dataset: never None here (as_checked returns int(ones) then)
     if backend == "exact":
         raise ParameterError("backend='exact' needs a rational flip probability; binary RR's "
                              "p = 1/(e^epsilon0+1) is irrational: use 'mp'")
