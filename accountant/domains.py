@@ -221,7 +221,8 @@ class Checked(Generic[P, R]):
     Calling it checks the named arguments (an argument left at a default of None is not
     checked) and runs the function; `unchecked` is the function itself, for the library's
     own callers whose values were validated once already (a family's record): a parameter is
-    validated where it enters, never again beneath (docs/families.md#validated-once).
+    validated where it enters, never again beneath
+    (docs/architecture.md#families-one-declaration-each).
 
     Attributes:
         unchecked: the function without the checks.

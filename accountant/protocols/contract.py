@@ -6,9 +6,10 @@ protocol's parameters. A family declares each parameter once, as a field made by
 construction, and everything else follows from the declaration — `params()` (the JSON
 "params"), the command line's flags, help and ranges (`accountant.cli.faces.declared`), and
 the property tests' strategies (`verify.strategies`). The maths beneath take the validated
-record and never validate again (docs/families.md). Composition, audit, calibration, the
-figures and the command line use protocols through this interface only (the CLI finds the
-class through its registry table), never by scanning modules or reading signatures.
+record and never validate again (docs/architecture.md#families-one-declaration-each).
+Composition, audit, calibration, the figures and the command line use protocols through this
+interface only (the CLI finds the class through its registry table), never by scanning
+modules or reading signatures.
 
 Every privacy number comes back as a `Bracket` (lower and upper `Result`s, either None
 where unknown) whose kinds are honest: an upper end holds for the mechanism, i.e. for every
