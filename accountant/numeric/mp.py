@@ -8,11 +8,12 @@ the rounding direction stated.
 
 from __future__ import annotations
 
+import numbers
 from fractions import Fraction
 from typing import Any
 
 import mpmath
-from flint import arb, fmpq
+from flint import arb, fmpq, fmpz
 
 __all__ = ["to_mpf", "to_fmpq", "arb_to_mpf", "arb_lower", "arb_upper", "mantissa_bits",
            "bits_for_dps"]
@@ -65,7 +66,9 @@ def to_fmpq(x: Any) -> fmpq:
             return fmpq(0)
         man = -int(man) if sign else int(man)
         return fmpq(man << exp) if exp >= 0 else fmpq(man, 1 << -exp)
-    if hasattr(x, "numerator") and hasattr(x, "denominator"):  # numpy integers
+    if isinstance(x, fmpz):
+        return fmpq(x)
+    if isinstance(x, numbers.Rational):  # numpy integers, sympy rationals
         return fmpq(int(x.numerator), int(x.denominator))
     raise TypeError(f"cannot convert {type(x).__name__} to a rational")
 
