@@ -18,7 +18,7 @@ from figures import (
     fig_girgis_2021_5,
     fig_gkm,
 )
-from figures.common import FigureSpec
+from figures.figure_spec import FigureSpec
 
 __all__ = ["FIGURES"]
 

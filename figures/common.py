@@ -1,74 +1,25 @@
-"""What every figure script shares: its spec, CSV writing, a non-interactive plot style and
-the tail that writes a figure's PNG (legend and caption laid out) beside its CSV."""
+"""What every figure script shares: CSV writing, a non-interactive plot style and the tail
+that writes a figure's PNG (legend and caption laid out) beside its CSV; its spec
+(figures.figure_spec) and progress bars (figures.progress) are re-exported."""
 
 from __future__ import annotations
 
 import csv
-import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import matplotlib
-from tqdm import tqdm
 
 matplotlib.use("Agg")  # figures are files; no display on CI machines
 import matplotlib.pyplot as plt  # noqa: E402
 
+from figures.figure_spec import FigureSpec  # noqa: E402
+from figures.progress import set_progress, track  # noqa: E402
+
 __all__ = ["FigureSpec", "FigureFiles", "Drawing", "write_csv", "read_csv", "new_figure",
            "save_figure", "track", "set_progress", "legend_and_caption"]
-
-T = TypeVar("T")
-# progress bars are shown only while `reproduce` runs with progress on (never in tests or
-# when a figure is called as a library function)
-_PROGRESS = {"enabled": False}
-
-
-def set_progress(enabled: bool) -> None:
-    """Turn the per-figure progress bars of `track` on or off.
-
-    Args:
-        enabled: show bars on stderr (tqdm also hides them when stderr is not a terminal).
-    """
-    _PROGRESS["enabled"] = enabled
-
-
-def track(items: Iterable[T], desc: str, total: int | None = None) -> Iterator[T]:
-    """Iterate over a figure's grid points with a progress bar on stderr (see set_progress).
-
-    Args:
-        items: the points.
-        desc: a few words shown left of the bar.
-        total: the number of points, when `items` has no len().
-
-    Returns:
-        An iterator over `items`.
-    """
-    if not _PROGRESS["enabled"]:
-        return iter(items)
-    return iter(tqdm(items, desc=f"  {desc}", total=total, leave=False, file=sys.stderr,
-                     position=1, dynamic_ncols=True, disable=None))
-
-
-@dataclass(frozen=True)
-class FigureSpec:
-    """One reproduced figure or table.
-
-    Attributes:
-        name: short id used by `reproduce --only`, e.g. "girgis-fig2".
-        paper: the seed paper, e.g. "Girgis et al., CCS 2021".
-        what: one line saying what is plotted and from which statements.
-        run: (output directory, quick) -> files written (PNG and CSV); quick trims the grid
-            so that CI can afford it, never the method.
-        see: (file name, one sentence on what to see in it) pairs, for index.md.
-    """
-
-    name: str
-    paper: str
-    what: str
-    run: Callable[[Path, bool], list[Path]]
-    see: tuple[tuple[str, str], ...] = ()
 
 
 def write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[Any]],

@@ -22,8 +22,9 @@ from typing import Any
 from tqdm import tqdm
 
 from figures import audit_report
-from figures.common import FigureSpec, set_progress
+from figures.figure_spec import FigureSpec
 from figures.output_paths import output_directory
+from figures.progress import set_progress
 
 __all__ = ["register", "discover", "reproduce", "write_index_md", "AUDIT_NAME"]
 

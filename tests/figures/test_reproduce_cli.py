@@ -99,3 +99,21 @@ def test_table_lists_every_figure_module_once():
     modules = sorted(p.stem for p in Path(figures.__file__).parent.glob("fig_*.py"))
     assert sorted(spec.run.__module__.removeprefix("figures.") for spec in FIGURES) == modules
     assert len({spec.name for spec in FIGURES}) == len(FIGURES)
+
+
+def test_reproduce_help_does_not_import_the_figures():
+    # the command line imports figures.reproduce to build `reproduce`; matplotlib and the
+    # figure modules wait until a figure is listed or run
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from accountant.cli.main import main\n"
+            "try:\n"
+            "    main(['reproduce', '--help'])\n"
+            "except SystemExit:\n"
+            "    pass\n"
+            "print(sorted(m for m in sys.modules\n"
+            "             if m == 'matplotlib' or m.startswith('figures.fig_')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "[]"
