@@ -77,7 +77,7 @@ class Interval:
             The interval in bracket notation (endpoints formatted without ".0"), prefixed with
             "integers in " for an integer domain.
         """
-        left, right = _BRACKETS[self.closed]
+        left, right = _BRACKETS[self.closed][0], _BRACKETS[self.closed][1]
         body = f"{left}{_fmt(self.low)}, {_fmt(self.high)}{right}"
         return f"integers in {body}" if self.integer else body
 
@@ -121,8 +121,9 @@ class Interval:
                                  or (math.isfinite(float(value)) and float(value).is_integer())):
             raise ParameterError(f"{self.name}={value!r} is not an integer; valid range "
                                  f"{self.describe()}")
-        lo_ok = value >= self.low if self.closed in ("both", "left") else value > self.low
-        hi_ok = value <= self.high if self.closed in ("both", "right") else value < self.high
+        v: Any = value  # a real number (numbers.Real declares no comparisons for the checker)
+        lo_ok = v >= self.low if self.closed in ("both", "left") else v > self.low
+        hi_ok = v <= self.high if self.closed in ("both", "right") else v < self.high
         if not (lo_ok and hi_ok):
             shown = repr(float(value)) if isinstance(value, float) else _fmt(value)
             why = f" ({self.note})" if self.note else ""

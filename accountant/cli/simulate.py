@@ -25,6 +25,7 @@ from accountant.cli.registry import Handler
 from accountant.distributions import binomial
 from accountant.errors import ParameterError, RegimeError
 from accountant.pmf import product, shift
+from accountant.protocols.ggkpv import GGKPVHadamard
 from verify.crosscheck import goodness_of_fit, two_sample_test
 from verify.samplers import balcer_cheu as bc_sampler
 from verify.samplers import ggkpv as ggkpv_sampler
@@ -46,7 +47,7 @@ def _bc_simulate(hist: bool) -> Handler:
         alphas = {}
         for beta in (0.1, 0.01):
             try:
-                if params.epsilon is not None:
+                if params.epsilon is not None and params.delta is not None:
                     f = simultaneous_alpha_thm32 if hist else accuracy_alpha_thm31
                     alphas[beta] = float(f(epsilon=params.epsilon, delta=params.delta, n=n,
                                            beta=beta))
@@ -125,7 +126,7 @@ def _ggkpv_simulate(args: argparse.Namespace) -> dict[str, Any]:
                                                 seed=args.seed)
     out: dict[str, Any] = {"params": params.to_json(), "simulation": simulation}
     if params.delta is not None:
-        bracket = ggkpv_cli.SPEC.mechanism(args).epsilon_for_delta(params.delta)
+        bracket = GGKPVHadamard(params).epsilon_for_delta(params.delta)
         out |= bracket.json_items("epsilon")
     return out
 

@@ -323,7 +323,7 @@ def _row(quantity: str, obj: dict[str, Any], lower_obj: dict[str, Any] | None,
     upper = None
     if kind in ("exact", "upper"):
         upper = value
-    if kind in ("exact", "lower"):
+    if kind in ("exact", "lower") and value is not None:
         lower = value if lower is None else max(lower, value)
     order = _number(obj.get("order"))
     return {"order": order, "quantity": quantity, "value": value, "kind": kind,

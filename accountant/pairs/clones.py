@@ -767,8 +767,11 @@ def renyi_curve(pair: ClonePair, *, alphas: list[float], blocks: int = 64,
     under = masses == 0  # blocks whose linear mass underflowed: only their logs are kept
     needs_logs = under.any() or bool(np.isnan(hi_start).any() or np.isnan(lo_end).any())
     # a second pass over the window, only when a block underflowed or a moment is huge
+    # (without it, +inf log masses: never read, and an upper end built from one would be
+    # trivial, never optimistic)
     log_mass = (count_block_log_masses(pair.others, pair.clone_probability, starts, ends)
-                if pair.clone_probability < 1 else np.zeros(1)) if needs_logs else None
+                if pair.clone_probability < 1 else np.zeros(1)) if needs_logs \
+        else np.full(masses.shape, np.inf)
     out = []
     for i, a in enumerate(al):
         a1 = a - 1.0

@@ -57,9 +57,9 @@ def _probabilities(high: Any, low: Any, rate: Any, high_c: Any,
                    low_c: Any) -> tuple[float, float, float, float]:
     """(a, 1-a, b, 1-b) as floats, exactly rounded when every input is rational."""
     if all(isinstance(v, Fraction | int) for v in (high, low, rate, high_c, low_c)):
-        q = Fraction(rate)
-        return (float(q * high), float((1 - q) + q * high_c), float(q * low),
-                float((1 - q) + q * low_c))
+        r = Fraction(rate)
+        return (float(r * high), float((1 - r) + r * high_c), float(r * low),
+                float((1 - r) + r * low_c))
     q, hi_, lo_ = float(rate), float(high), float(low)
     return (q * hi_, (1.0 - q) + q * float(high_c), q * lo_, (1.0 - q) + q * float(low_c))
 

@@ -102,14 +102,14 @@ def _dp(hist: bool) -> Any:
         out: dict[str, Any] = {"params": params.to_json()}
         mechanism = _mechanism(params, hist, args.backend)
         if args.at_delta is not None:
-            out["epsilon"] = mechanism.epsilon_for_delta(args.at_delta).upper.to_json()
+            out["epsilon"] = mechanism.epsilon_for_delta(args.at_delta).require_upper().to_json()
             out["delta"] = {"value": args.at_delta, "kind": "exact"}
             if hist:
                 out["epsilon_cross_check"] = hist_epsilon_pld(params, args.at_delta).to_json()
         else:
-            out["delta"] = mechanism.delta_for_epsilon(args.at_epsilon).upper.to_json()
+            out["delta"] = mechanism.delta_for_epsilon(args.at_epsilon).require_upper().to_json()
             out["epsilon"] = {"value": args.at_epsilon, "kind": "exact"}
-        if params.epsilon is not None:
+        if params.epsilon is not None and params.delta is not None:
             factor = 2 if hist else 1
             out["paper_guarantee"] = {
                 "epsilon": factor * params.epsilon, "delta": factor * params.delta,
@@ -123,7 +123,7 @@ def _rdp(hist: bool) -> Any:
         params = parameters_from_args(args, hist)
         brackets = _mechanism(params, hist).renyi(args.orders)
         return {"params": params.to_json(),
-                "renyi": [b.upper.to_json() | {"order": a}
+                "renyi": [b.require_upper().to_json() | {"order": a}
                           for a, b in zip(args.orders, brackets, strict=True)]}
     return handle
 
@@ -131,8 +131,8 @@ def _rdp(hist: bool) -> Any:
 def _pure(hist: bool) -> Any:
     def handle(args: argparse.Namespace) -> dict[str, Any]:
         params = parameters_from_args(args, hist)
-        return {"params": params.to_json(),
-                "max_divergence": _mechanism(params, hist).max_divergence().upper.to_json()}
+        pure = _mechanism(params, hist).max_divergence().require_upper()
+        return {"params": params.to_json(), "max_divergence": pure.to_json()}
     return handle
 
 

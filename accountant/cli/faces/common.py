@@ -54,7 +54,7 @@ def rdp_body(mechanism: Mechanism, args: argparse.Namespace) -> dict[str, Any]:
 def pure_body(mechanism: Mechanism) -> dict[str, Any]:
     """`pure`: the max-divergence's upper end."""
     return {"params": mechanism.params(),
-            "max_divergence": mechanism.max_divergence().upper.to_json()}
+            "max_divergence": mechanism.max_divergence().require_upper().to_json()}
 
 
 def contract_handlers(mechanism: Callable[[argparse.Namespace], Mechanism],

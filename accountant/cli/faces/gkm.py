@@ -95,17 +95,17 @@ def _faces(parse: Any, mechanism_class: type[GKMCount]) -> dict[str, Any]:
         m = mechanism(args)
         out: dict[str, Any] = {"params": m.params()}
         if args.at_delta is not None:
-            out["epsilon"] = m.epsilon_for_delta(args.at_delta).upper.to_json()
+            out["epsilon"] = m.epsilon_for_delta(args.at_delta).require_upper().to_json()
             out["delta"] = {"value": args.at_delta, "kind": "exact"}
         else:
-            out["delta"] = m.delta_for_epsilon(args.at_epsilon).upper.to_json()
+            out["delta"] = m.delta_for_epsilon(args.at_epsilon).require_upper().to_json()
             out["epsilon"] = {"value": args.at_epsilon, "kind": "exact"}
         return out
 
     def rdp(args: argparse.Namespace) -> dict[str, Any]:
         m = mechanism(args)
         return {"params": m.params(),
-                "renyi": [b.upper.to_json() | {"order": a}
+                "renyi": [b.require_upper().to_json() | {"order": a}
                           for a, b in zip(args.orders, m.renyi(args.orders), strict=True)]}
 
     return {"pure": pure, "dp": dp, "rdp": rdp}

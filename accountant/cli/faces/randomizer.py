@@ -36,9 +36,11 @@ def read_matrix(path: str) -> Randomizer:
     """
     try:
         text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise ParameterError(f"matrix={path!r} cannot be read: "
                              f"{exc.strerror or exc.__class__.__name__}") from None
+    except UnicodeDecodeError:
+        raise ParameterError(f"matrix={path!r} cannot be read: UnicodeDecodeError") from None
     name = Path(path).name
     stripped = text.lstrip()
     if path.endswith(".json") or stripped.startswith(("[", "{")):

@@ -221,12 +221,13 @@ def delta_for_epsilon(*, n: int, epsilon0: float, epsilon: float,
             return Bracket(lower=lower, upper=upper)
         blanket = clone_pair.blanket_k_rr.unchecked(n=n, epsilon0=epsilon0, k=2)
         return Bracket(lower=lower, special=upper,
-                       upper=clone_pair.delta_for_epsilon.unchecked(blanket, epsilon=epsilon).upper)
+                       upper=clone_pair.delta_for_epsilon.unchecked(blanket,
+                                                                    epsilon=epsilon).upper)
     rows = worst_case_pairs.unchecked(n=n, epsilon0=epsilon0, epsilon=epsilon)
-    lo = max(r[1] for r in rows)
-    hi = max(r[2] for r in rows)
+    top_lo = max(r[1] for r in rows)
+    top_hi = max(r[2] for r in rows)
     arg = max(rows, key=lambda r: r[2])[0]
     m = f"{METHOD}.delta_for_epsilon(worst case over all {n} counts, attained at ones={arg})"
     mk = lambda v, kind: Result(quantity="delta", value=min(v, 1.0), kind=kind,  # noqa: E731
                                 direction=Direction.MAX, method=m, source=SOURCE, at=epsilon)
-    return Bracket(lower=mk(lo, Kind.LOWER), upper=mk(hi, Kind.UPPER))
+    return Bracket(lower=mk(top_lo, Kind.LOWER), upper=mk(top_hi, Kind.UPPER))

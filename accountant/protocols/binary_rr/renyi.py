@@ -238,7 +238,7 @@ def renyi_curve(*, n: int, epsilon0: float, alphas: Sequence[float],
         rows = []
         for a in al:
             r = renyi_divergence.unchecked(n=n, epsilon0=epsilon0, alpha=float(a), ones=ones)
-            rows.append((r.lower, r.upper))
+            rows.append((r.require_lower(), r.require_upper()))
         return rows
     special = special_pair_renyi.unchecked(n=n, epsilon0=epsilon0, alphas=list(al))
     if ones is not None:

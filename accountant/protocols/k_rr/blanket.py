@@ -215,13 +215,13 @@ def _h_rows(pair: BlanketCountPair, gamma: float,
 
     m_all = (g.lo[:, None] + col).astype(float)
     in_window = col < g.width[:, None]
-    valid = (threshold(m_all) <= m_all) & in_window
+    valid: np.ndarray = np.asarray((threshold(m_all) <= m_all) & in_window)
     # near-ties: the float threshold may be off by one there (module docstring)
     x_all = (gamma * (m_all + 1.0) + c0) / (1.0 + gamma)
     near = in_window & (np.abs(x_all - np.round(x_all)) <= 16 * _U * (x_all + 1.0))
     tie_mass = np.sum(np.where(near, g.slice_mass, 0.0), axis=1)
     extra = g.dropped + 34 * _U * (1 + gamma) * tie_mass * 1.01 + 1e-300
-    has = valid.any(axis=1)
+    has: np.ndarray = np.asarray(valid.any(axis=1))
     j0 = np.where(has, np.argmax(valid, axis=1), 0)
     src = j0[:, None] + col
     live = (src < g.width[:, None]) & has[:, None]

@@ -100,8 +100,8 @@ def delta_for_epsilon(*, n: int, epsilon0: float, epsilon: float) -> Bracket:
     out = clone_pair.delta_for_epsilon.unchecked(clones_pair.unchecked(n=n, epsilon0=epsilon0),
                                                  epsilon=epsilon)
     special = binary_rr.delta_for_epsilon.unchecked(n=n, epsilon0=epsilon0, epsilon=epsilon, ones=0)
-    return Bracket(lower=_lower_note(special.lower), upper=out.upper, pair_lower=out.lower,
-                   pair_name="clones")
+    return Bracket(lower=_lower_note(special.require_lower()), upper=out.upper,
+                   pair_lower=out.lower, pair_name="clones")
 
 
 @checked(n=N_PAIR, epsilon0=EPSILON0, alpha=ALPHA)
@@ -127,8 +127,8 @@ def renyi_divergence(*, n: int, epsilon0: float, alpha: float) -> Bracket:
     out = clone_pair.renyi_divergence.unchecked(clones_pair.unchecked(n=n, epsilon0=epsilon0),
                                                 alpha=alpha)
     special = binary_rr.renyi_divergence.unchecked(n=n, epsilon0=epsilon0, alpha=alpha, ones=0)
-    return Bracket(lower=_lower_note(special.lower), upper=out.upper, pair_lower=out.lower,
-                   pair_name="clones")
+    return Bracket(lower=_lower_note(special.require_lower()), upper=out.upper,
+                   pair_lower=out.lower, pair_name="clones")
 
 
 @checked(n=N_PAIR, epsilon0=EPSILON0, alphas=finite_orders)
