@@ -11,9 +11,9 @@ import inspect
 import math
 import numbers
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import MISSING, dataclass, fields, replace
 from fractions import Fraction
-from typing import Any, Generic, ParamSpec, TypeVar
+from typing import Any, Generic, ParamSpec, TypeVar, overload
 
 import mpmath
 
@@ -33,6 +33,9 @@ __all__ = [
     "NONNEGATIVE",
     "ALPHABET",
     "Checked",
+    "BoundChecked",
+    "trusted",
+    "SAMPLING_RATE",
     "checked",
     "finite_orders",
 ]
@@ -191,6 +194,8 @@ N_PAIR = Interval("n", 2, 1e10, closed="both", integer=True,
 ALPHA = Interval("alpha", 1.0, math.inf, closed="right")
 POSITIVE = Interval("value", 0.0, math.inf, closed="neither")
 NONNEGATIVE = Interval("value", 0.0, math.inf, closed="left")
+# a Poisson sampling rate: each user takes part with probability q
+SAMPLING_RATE = Interval("sampling_rate", 0.0, 1.0, closed="right")
 # alphabet sizes (k-RR's k): at least two symbols
 ALPHABET = Interval("k", 2, 1e10, closed="both", integer=True,
                     note="k-RR needs k >= 2 symbols")
@@ -214,6 +219,36 @@ def finite_orders(alphas: Any) -> None:
 
 P = ParamSpec("P")
 R = TypeVar("R")
+T = TypeVar("T")
+
+
+def trusted(cls: type[T], /, **values: Any) -> T:
+    """A dataclass record built from values that were checked where they entered: its
+    `__post_init__` checks are skipped (the record analogue of `Checked.unchecked`). Only for
+    records whose `__post_init__` validates and derives nothing.
+
+    Args:
+        cls: the dataclass.
+        **values: the fields (a missing one takes its default).
+
+    Returns:
+        The record.
+
+    Raises:
+        TypeError: a field without a default is missing.
+    """
+    obj = object.__new__(cls)
+    for f in fields(cls):  # type: ignore[arg-type]
+        if f.name in values:
+            value = values[f.name]
+        elif f.default is not MISSING:
+            value = f.default
+        elif f.default_factory is not MISSING:
+            value = f.default_factory()
+        else:
+            raise TypeError(f"{cls.__name__} needs {f.name!r}")
+        object.__setattr__(obj, f.name, value)
+    return obj
 
 
 class Checked(Generic[P, R]):
@@ -252,6 +287,31 @@ class Checked(Generic[P, R]):
     def __reduce__(self) -> str:
         # pickled by reference, as the plain function was (process pools in sweeps)
         return self.unchecked.__qualname__
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> Checked[P, R]: ...
+
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> BoundChecked[R]: ...
+
+    def __get__(self, obj: object | None,
+                owner: type | None = None) -> Checked[P, R] | BoundChecked[R]:
+        # a method with declared domains: `record.method(x)` checks x,
+        # `record.method.unchecked(x)` does not (the record itself was checked when built)
+        return self if obj is None else BoundChecked(self, obj)
+
+
+class BoundChecked(Generic[R]):
+    """A `Checked` method bound to its object: calling it checks the arguments; `unchecked`
+    is the bound method without the checks."""
+
+    def __init__(self, method: Checked[Any, R], obj: object) -> None:
+        self._method = method
+        self._obj = obj
+        self.unchecked: Callable[..., R] = functools.partial(method.unchecked, obj)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> R:
+        return self._method(self._obj, *args, **kwargs)
 
 
 def checked(**domains: Interval | Callable[[Any], object],

@@ -42,9 +42,9 @@ from accountant.composition.accountant import (
     LaplaceNoise,
     Subsampled,
 )
-from accountant.composition.rdp import ROUNDS, RdpCurve
+from accountant.composition.rdp import RdpCurve
 from accountant.composition.subsampled import RELATIONS
-from accountant.domains import DELTA, EPSILON, PROBABILITY, Interval
+from accountant.domains import EPSILON, PROBABILITY, Interval
 from accountant.errors import ParameterError
 from accountant.result import Result
 from accountant.view import ViewPair
@@ -155,9 +155,8 @@ def _rounds_per_spec(specs: Sequence[str], rounds: int | Sequence[int]) -> list[
         raise ParameterError(f"--rounds is given {len(given)} times for {len(specs)} "
                              "--mechanism; give one --rounds for all, or one after each "
                              "--mechanism")
-    for r in given:
-        ROUNDS.check(r)
-    return [int(r) for r in given]
+    return [int(r) if isinstance(r, int | float) and float(r).is_integer() else r
+            for r in given]
 
 
 def compose(specs: list[str], *, rounds: int | Sequence[int], delta: float | None = None,
@@ -189,14 +188,8 @@ def compose(specs: list[str], *, rounds: int | Sequence[int], delta: float | Non
         raise ParameterError(f"method={method!r} is outside {{{', '.join(METHODS)}}}")
     if (delta is None) == (epsilon is None):
         raise ParameterError("give exactly one of --at-delta and --at-epsilon")
-    if delta is not None:
-        DELTA.named("at-delta").check(delta)
-    else:
-        EPSILON.named("at-epsilon").check(epsilon)
-    if sampling_rate is not None:
-        PROBABILITY.named("sampling-rate").check(sampling_rate)
-        if sampling_rate == 0:
-            raise ParameterError("sampling-rate=0 is outside (0, 1]")
+    # delta, epsilon, the rate and the rounds are checked once, where they enter the
+    # library: Accountant.report, Subsampled and Accountant.compose
     counts = _rounds_per_spec(specs, rounds)
     accountant = Accountant(neighboring=relation)
     pairs = []

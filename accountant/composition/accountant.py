@@ -59,7 +59,7 @@ from accountant.composition.noise import (
 )
 from accountant.composition.rdp import DEFAULT_ORDERS, ROUNDS, RdpCurve
 from accountant.composition.subsampled import RELATIONS, SubsampledPair
-from accountant.domains import DELTA, EPSILON
+from accountant.domains import DELTA, EPSILON, trusted
 from accountant.errors import AccountantError, ParameterError, PrecisionError
 from accountant.numeric import rounding
 from accountant.pairs.clones import ClonePair
@@ -258,14 +258,15 @@ class Accountant:
         upper = None
         if isinstance(source, ClonePair):
             # add/remove at q = 1: the message count reveals presence (delta = 1, honestly)
-            upper = SubsampledPair(source, q, self._relation)
+            upper = trusted(SubsampledPair, pair=source, sampling_rate=q,
+                            relation=self._relation)  # q and the relation checked
         else:
             notes["pld"] = (f"{label}: subsampled/add-remove PLD needs a protocol with a "
                             "clones or blanket pair")
 
         lower = None
         try:
-            lower = mech.subsampled_view_pair(q, self._relation)
+            lower = mech.subsampled_pair(q, self._relation)
         except (AccountantError, MemoryError) as exc:
             notes["pld.lower"] = f"{label}: no subsampled neighbouring pair ({exc})"
         if lower is not None and not lower.grid_exact:
@@ -277,7 +278,7 @@ class Accountant:
                 return None
             # ZW19 is an add/remove theorem; protocol curves are replace-one guarantees:
             # Girgis et al.'s Fig. 5 pipeline, labelled heuristic
-            return subsampling.poisson_subsampled(base, sampling_rate=q,
+            return subsampling.poisson_subsampled.unchecked(base, sampling_rate=q,
                                                   base_relation="replace-one")
 
         # lower end: one real neighbouring pair's view (the special pair's count of y* under
@@ -298,7 +299,7 @@ class Accountant:
         base = (lambda: RdpCurve.from_pure_dp(e, [float(a) for a in range(2, 65)])) \
             if d == 0 else None
         relation = "add-remove" if self._relation == "add-remove" else "replace-one"
-        factory = None if base is None else (lambda: subsampling.poisson_subsampled(
+        factory = None if base is None else (lambda: subsampling.poisson_subsampled.unchecked(
             base(), sampling_rate=rate, base_relation=relation))
         notes = {} if d == 0 else {"rdp": f"{label} has no RDP curve"}
         upper = None
@@ -329,7 +330,7 @@ class Accountant:
                                laplace_epsilon0=inv if family == "laplace" else None)
         base = "add-remove" if relation == "add-remove" else "replace-one"
         return LedgerEntry(label, count, upper_source=pair, lower_source=pair,
-                           curve_factory=lambda: subsampling.poisson_subsampled(
+                           curve_factory=lambda: subsampling.poisson_subsampled.unchecked(
                                noise_rdp_curve(family, scale, relation,
                                                tuple(float(a) for a in range(2, 65))),
                                sampling_rate=rate, base_relation=base))
@@ -341,7 +342,7 @@ class Accountant:
             return LedgerEntry(label, count, curve_factory=lambda: curve, notes=notes)
         base = "add-remove" if self._relation == "add-remove" else "replace-one"
         return LedgerEntry(f"{label} sampled at q={rate}", count, notes=notes,
-                           curve_factory=lambda: subsampling.poisson_subsampled(
+                           curve_factory=lambda: subsampling.poisson_subsampled.unchecked(
                                curve, sampling_rate=rate, base_relation=base))
 
     # ------------------------------------------------------------------ answering
@@ -524,7 +525,7 @@ class Accountant:
         outs = []
         for mask in range(2 ** len(flip)):
             swapped = {i for j, i in enumerate(flip) if mask >> j & 1}
-            outs.append(pld.compose_views(
+            outs.append(pld.compose_views.unchecked(
                 [(_swapped(src) if i in swapped else src, e.count)
                  for i, (src, e) in enumerate(zip(sources, self._ledger, strict=True))],
                 delta=delta, epsilon=epsilon, discretization=discretization))
@@ -545,7 +546,7 @@ class Accountant:
             c = e.curve()
             if c is None:
                 return None
-            curves.append(c.times(e.count))
+            curves.append(c.times.unchecked(e.count))
         if not curves:
             return None
         return curves[0].compose(*curves[1:]) if len(curves) > 1 else curves[0]
@@ -559,9 +560,9 @@ class Accountant:
         total = self.rdp_curve()
         assert total is not None
         if delta is not None:
-            _, results = conversion.epsilon_best(total, delta=delta)
+            _, results = conversion.epsilon_best.unchecked(total, delta=delta)
         else:
-            _, results = conversion.delta_best(total, epsilon=_given(epsilon))
+            _, results = conversion.delta_best.unchecked(total, epsilon=_given(epsilon))
         names = ["rdp.mironov", "rdp.cks", "rdp.optimal"]
         return [{"method": name, "result": r.with_(method=f"[rdp] {r.method}")}
                 for name, r in zip(names, results, strict=True)]

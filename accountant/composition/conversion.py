@@ -39,7 +39,7 @@ import mpmath
 import numpy as np
 
 from accountant.composition.rdp import RdpCurve
-from accountant.domains import DELTA, EPSILON
+from accountant.domains import DELTA, EPSILON, checked
 from accountant.errors import ParameterError
 from accountant.numeric import rounding
 from accountant.result import Kind, Result, Source
@@ -97,7 +97,6 @@ def _pure(curve: RdpCurve) -> float:
 def _closed_form_epsilon(curve: RdpCurve, delta: float, name: str, source: Source,
                          formula: Callable[[np.ndarray, np.ndarray], np.ndarray],
                          real_orders: bool) -> Result:
-    DELTA.check(delta)
     orders, taus = _candidates(curve, real_orders)
     best, best_order = math.inf, math.inf
     if orders.size:
@@ -116,7 +115,6 @@ def _closed_form_epsilon(curve: RdpCurve, delta: float, name: str, source: Sourc
 def _closed_form_delta(curve: RdpCurve, epsilon: float, name: str, source: Source,
                        log_formula: Callable[[np.ndarray, np.ndarray], np.ndarray],
                        real_orders: bool) -> Result:
-    EPSILON.check(epsilon)
     orders, taus = _candidates(curve, real_orders)
     if _pure(curve) <= epsilon:
         return _finish(curve, "delta", 0.0, math.inf, epsilon, name, source)
@@ -147,12 +145,14 @@ def _exp_up(log_value: float) -> float:
 
 
 # ------------------------------------------------------------------ Mironov 2017
+@checked(delta=DELTA)
 def epsilon_mironov(curve: RdpCurve, *, delta: float, real_orders: bool = True) -> Result:
     """Upper bound on epsilon at delta by [Mir17] Prop. 3, minimised over real orders."""
     return _closed_form_epsilon(curve, delta, "epsilon_mironov", _MIRONOV,
                                 lambda a, t: t + math.log(1 / delta) / (a - 1), real_orders)
 
 
+@checked(epsilon=EPSILON)
 def delta_mironov(curve: RdpCurve, *, epsilon: float, real_orders: bool = True) -> Result:
     """Upper bound on delta at epsilon: delta = exp((alpha-1)(tau-eps)), minimised."""
     return _closed_form_delta(curve, epsilon, "delta_mironov", _MIRONOV,
@@ -160,6 +160,7 @@ def delta_mironov(curve: RdpCurve, *, epsilon: float, real_orders: bool = True) 
 
 
 # ------------------------------------------------------------------ CKS / BBG+ 2020
+@checked(delta=DELTA)
 def epsilon_cks(curve: RdpCurve, *, delta: float, real_orders: bool = True) -> Result:
     """Upper bound on epsilon at delta by CKS20 / BBG+20 (Girgis Lemma 1), minimised."""
     return _closed_form_epsilon(
@@ -168,6 +169,7 @@ def epsilon_cks(curve: RdpCurve, *, delta: float, real_orders: bool = True) -> R
         real_orders)
 
 
+@checked(epsilon=EPSILON)
 def delta_cks(curve: RdpCurve, *, epsilon: float, real_orders: bool = True) -> Result:
     """delta = exp((alpha-1)(tau-eps)) / alpha * (1 - 1/alpha)^(alpha-1), minimised."""
     return _closed_form_delta(
@@ -631,6 +633,7 @@ def _certified_epsilon(alpha: float, tau: float, delta: float, estimate: float) 
     return math.inf
 
 
+@checked(delta=DELTA)
 def epsilon_optimal(curve: RdpCurve, *, delta: float) -> Result:
     """Certified upper bound on epsilon at delta by the optimal single-order conversion
     (docs/conversions.md#optimal-conversion).
@@ -652,7 +655,6 @@ def epsilon_optimal(curve: RdpCurve, *, delta: float) -> Result:
     Raises:
         ParameterError: delta outside (0, 1).
     """
-    DELTA.check(delta)
     near = _orders_near_cks(curve, lambda a, t: t + np.log1p(-1 / a)
                             - (math.log(delta) + np.log(a)) / (a - 1))
     best, best_order, nominal = math.inf, math.inf, math.inf
@@ -673,6 +675,7 @@ def epsilon_optimal(curve: RdpCurve, *, delta: float) -> Result:
                    budget=max(0.0, best - nominal) if math.isfinite(best) else 0.0)
 
 
+@checked(epsilon=EPSILON)
 def delta_optimal(curve: RdpCurve, *, epsilon: float) -> Result:
     """Certified upper bound on delta at epsilon by the optimal single-order conversion
     (docs/conversions.md#optimal-conversion).
@@ -692,7 +695,6 @@ def delta_optimal(curve: RdpCurve, *, epsilon: float) -> Result:
     Raises:
         ParameterError: epsilon negative or not finite.
     """
-    EPSILON.check(epsilon)
     if _pure(curve) <= epsilon:
         return _finish(curve, "delta", 0.0, math.inf, epsilon, "delta_optimal", _OPTIMAL)
     near = _orders_near_cks(curve, lambda a, t: (a - 1) * (t - epsilon) - np.log(a)
@@ -714,16 +716,20 @@ def delta_optimal(curve: RdpCurve, *, epsilon: float) -> Result:
 
 
 # ------------------------------------------------------------------ best of all
+@checked(delta=DELTA)
 def epsilon_best(curve: RdpCurve, *, delta: float) -> tuple[Result, list[Result]]:
     """(tightest, all) of the three conversions at delta; the tightest names its theorem."""
-    results = [epsilon_mironov(curve, delta=delta), epsilon_cks(curve, delta=delta),
-               epsilon_optimal(curve, delta=delta)]
+    results = [epsilon_mironov.unchecked(curve, delta=delta),
+               epsilon_cks.unchecked(curve, delta=delta),
+               epsilon_optimal.unchecked(curve, delta=delta)]
     return min(results, key=lambda r: r.value), results
 
 
+@checked(epsilon=EPSILON)
 def delta_best(curve: RdpCurve, *, epsilon: float) -> tuple[Result, list[Result]]:
     """(tightest, all) of the three conversions at epsilon."""
-    results = [delta_mironov(curve, epsilon=epsilon), delta_cks(curve, epsilon=epsilon),
-               delta_optimal(curve, epsilon=epsilon)]
+    results = [delta_mironov.unchecked(curve, epsilon=epsilon),
+               delta_cks.unchecked(curve, epsilon=epsilon),
+               delta_optimal.unchecked(curve, epsilon=epsilon)]
     return min(results, key=lambda r: r.value), results
 

@@ -26,7 +26,7 @@ import numpy as np
 from accountant.composition.noise import NOISE_MULTIPLIER
 from accountant.composition.pld import LossPmf
 from accountant.composition.rdp import RdpCurve
-from accountant.domains import DELTA
+from accountant.domains import DELTA, SAMPLING_RATE
 from accountant.errors import ParameterError
 from accountant.numeric import rounding
 
@@ -109,8 +109,7 @@ class Subsampled:
         if isinstance(self.event, Subsampled):
             raise ParameterError("Subsampled(Subsampled(...)) is not supported; multiply "
                                  "the rates")
-        if not (isinstance(self.rate, int | float) and 0 < self.rate <= 1):
-            raise ParameterError(f"sampling rate={self.rate!r} is outside (0, 1]")
+        SAMPLING_RATE.named("rate").check(self.rate)
 
 
 # ------------------------------------------------------------------ dp_accounting

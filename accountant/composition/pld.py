@@ -47,7 +47,7 @@ import numpy as np
 
 from accountant.composition.rdp import ROUNDS
 from accountant.divergence.common import ULP_SLACK, arr
-from accountant.domains import DELTA, EPSILON, POSITIVE
+from accountant.domains import DELTA, EPSILON, POSITIVE, checked
 from accountant.errors import ParameterError, PrecisionError
 from accountant.numeric import rounding
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
@@ -57,7 +57,7 @@ from accountant.result import Direction, Kind, Result, Source
 from accountant.view import ViewPair
 
 __all__ = ["LossPmf", "PldComposition", "compose_views", "from_view", "from_clone_pair",
-           "convolve", "self_compose", "compose_measures", "delta_of", "epsilon_of",
+           "convolve", "self_compose", "compose_measures", "check_items", "delta_of", "epsilon_of",
            "fft_error_bound", "grid_index", "pmf_from_entries", "truncate",
            "DEFAULT_DISCRETIZATION", "LossPmfSource", "PairSource"]
 
@@ -367,6 +367,7 @@ def truncate(pmf: LossPmf, tail: float) -> LossPmf:
                    error=rounding.up(pmf.error + moved + 4 * _U * (left_mass + right_mass)))
 
 
+@checked(rounds=ROUNDS)
 def self_compose(pmf: LossPmf, rounds: int, tail: float = 0.0) -> LossPmf:
     """`rounds`-fold composition by repeated squaring, truncating after each step.
 
@@ -377,8 +378,10 @@ def self_compose(pmf: LossPmf, rounds: int, tail: float = 0.0) -> LossPmf:
 
     Returns:
         The composed measure with its ledger.
+
+    Raises:
+        ParameterError: rounds outside [1, 1e12].
     """
-    ROUNDS.check(rounds)
     result: LossPmf | None = None
     power = pmf
     k = int(rounds)
@@ -559,12 +562,35 @@ def _compose_side(mechanisms: list[tuple[PairSource, int]], width: float,
     totals: list[LossPmf | None] = [None] * len(sides)
     for pm, rounds in measures:
         for side in sides:
-            one = self_compose(truncate(pm[min(side, len(pm) - 1)], tail), rounds, tail)
+            one = self_compose.unchecked(truncate(pm[min(side, len(pm) - 1)], tail), rounds, tail)
             total = totals[side]
             totals[side] = one if total is None else truncate(convolve(total, one), tail)
     return [t for t in totals if t is not None]
 
 
+def check_items(mechanisms: Sequence[tuple[PairSource, int]]) -> None:
+    """Validate (pair, rounds) items for `compose_views` and `compose_pld`.
+
+    Args:
+        mechanisms: the items.
+
+    Raises:
+        ParameterError: no item, a source of another type, or rounds outside [1, 1e12].
+    """
+    if not mechanisms:
+        raise ParameterError("PLD composition needs at least one (pair, rounds) item")
+    for source, rounds in mechanisms:
+        if not isinstance(source, ViewPair | ClonePair | LossPmfSource):
+            raise ParameterError(f"{source!r} is neither a ViewPair, a ClonePair nor a "
+                                 "pair with loss_pmfs()")
+        ROUNDS.check(rounds)
+
+
+def _items(mechanisms: Sequence[tuple[PairSource, int]]) -> list[tuple[PairSource, int]]:
+    return [(source, int(rounds)) for source, rounds in mechanisms]
+
+
+@checked(mechanisms=check_items, width=POSITIVE.named("discretization"))
 def compose_measures(mechanisms: Sequence[tuple[PairSource, int]], width: float, *,
                      pessimistic: bool = True, tail: float = 1e-15) -> list[LossPmf]:
     """The composed measures of (pair, rounds) items at one grid width, one per order
@@ -582,21 +608,7 @@ def compose_measures(mechanisms: Sequence[tuple[PairSource, int]], width: float,
     Raises:
         ParameterError: bad items or width.
     """
-    POSITIVE.named("discretization").check(width)
-    return _compose_side(_check(mechanisms), width, pessimistic, tail)
-
-
-def _check(mechanisms: Sequence[tuple[PairSource, int]]) -> list[tuple[PairSource, int]]:
-    if not mechanisms:
-        raise ParameterError("PLD composition needs at least one (pair, rounds) item")
-    out = []
-    for source, rounds in mechanisms:
-        if not isinstance(source, ViewPair | ClonePair | LossPmfSource):
-            raise ParameterError(f"{source!r} is neither a ViewPair, a ClonePair nor a "
-                                 "pair with loss_pmfs()")
-        ROUNDS.check(rounds)
-        out.append((source, int(rounds)))
-    return out
+    return _compose_side(_items(mechanisms), width, pessimistic, tail)
 
 
 def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float,
@@ -621,6 +633,8 @@ def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float,
     return upper, lower, max(p.error for p in pess)
 
 
+@checked(mechanisms=check_items, delta=DELTA, epsilon=EPSILON,
+         discretization=POSITIVE.named("discretization"))
 def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float | None = None,
                   epsilon: float | None = None, discretization: float | None = None,
                   relative_gap: float = 0.008, max_refinements: int = 3) -> PldComposition:
@@ -644,18 +658,14 @@ def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float 
         ParameterError: bad items or parameters.
         PrecisionError: the given discretization needs too many buckets.
     """
-    mechanisms = _check(mechanisms)
+    mechanisms = _items(mechanisms)
     read: Callable[[LossPmf], float]
     if delta is not None and epsilon is None:
-        DELTA.check(delta)
         read, at = partial(epsilon_of, delta=delta), float(delta)
     elif epsilon is not None and delta is None:
-        EPSILON.check(epsilon)
         read, at = partial(delta_of, epsilon=epsilon), float(epsilon)
     else:
         raise ParameterError("give exactly one of delta and epsilon")
-    if discretization is not None:
-        POSITIVE.named("discretization").check(discretization)
     want_lower = all(not isinstance(s, ViewPair) or s.grid_exact for s, _ in mechanisms)
     total_rounds = sum(r for _, r in mechanisms)
     steps = sum(2 * max(1, int(r).bit_length()) + 1 for _, r in mechanisms)

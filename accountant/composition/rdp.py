@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from accountant.divergence import renyi_divergence
-from accountant.domains import ALPHA, EPSILON, Interval
+from accountant.domains import ALPHA, EPSILON, Interval, checked
 from accountant.errors import ParameterError
 from accountant.numeric import rounding
 from accountant.result import Direction, Kind, Result, Source
@@ -244,9 +244,9 @@ class RdpCurve:
         return RdpCurve(orders=tuple(keep), values=tuple(values), kind=kind,
                         method=" + ".join(sorted({c.method for c in curves})))
 
+    @checked(rounds=ROUNDS)
     def times(self, rounds: int) -> RdpCurve:
         """T-fold homogeneous composition: T * tau(alpha), rounded up."""
-        ROUNDS.check(rounds)
         rounds = int(rounds)
         if rounds == 1:
             return self

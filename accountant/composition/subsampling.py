@@ -24,7 +24,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from accountant.composition.rdp import RdpCurve
-from accountant.domains import PROBABILITY
+from accountant.domains import PROBABILITY, checked
 from accountant.errors import ParameterError
 from accountant.numeric import rounding
 from accountant.numeric.logspace import logsumexp
@@ -63,6 +63,7 @@ def _finish(value_log: float, alpha: int, scale: float) -> float:
     return max(0.0, rounding.up(raw + slack))
 
 
+@checked(sampling_rate=_RATE)
 def poisson_subsampled(curve: RdpCurve, *, sampling_rate: float,
                        max_order: int | None = None,
                        base_relation: str = "replace-one") -> RdpCurve:
@@ -90,7 +91,6 @@ def poisson_subsampled(curve: RdpCurve, *, sampling_rate: float,
     if base_relation not in ("replace-one", "add-remove"):
         raise ParameterError(f"base_relation={base_relation!r} is outside "
                              "{'replace-one', 'add-remove'}")
-    _RATE.check(sampling_rate)
     g = float(sampling_rate)
     orders = _integer_orders(curve, max_order)
     if g == 0:
@@ -124,6 +124,7 @@ def poisson_subsampled(curve: RdpCurve, *, sampling_rate: float,
                     source=Source(citation="Zhu and Wang, ICML 2019", locator="Theorem 6"))
 
 
+@checked(sampling_rate=_RATE)
 def without_replacement(curve: RdpCurve, *, sampling_rate: float,
                         max_order: int | None = None) -> RdpCurve:
     """RDP of sampling m of n without replacement (g = m/n) by [WBK19] Thm 9, replace-one.
@@ -132,7 +133,6 @@ def without_replacement(curve: RdpCurve, *, sampling_rate: float,
                           + sum_{j=3}^{a} g^j C(a,j) e^((j-1) eps(j)) min{2, (e^eps(inf)-1)^j}),
     with eps(inf) the curve's stored pure-DP value (inf when absent: min{2, .} = 2).
     """
-    _RATE.check(sampling_rate)
     g = float(sampling_rate)
     orders = _integer_orders(curve, max_order)
     pure = curve.pure_epsilon

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from accountant.distributions import binomial_window
-from accountant.domains import N_PAIR, PROBABILITY
+from accountant.domains import N_PAIR, PROBABILITY, SAMPLING_RATE, checked
 from accountant.errors import ParameterError
 from accountant.numeric import rounding
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
@@ -64,6 +64,8 @@ def _probabilities(high: Any, low: Any, rate: Any, high_c: Any,
     return (q * hi_, (1.0 - q) + q * float(high_c), q * lo_, (1.0 - q) + q * float(low_c))
 
 
+@checked(n=N_PAIR, high=PROBABILITY.named("high"), low=PROBABILITY.named("low"),
+         rate=SAMPLING_RATE.named("rate"))
 def subsampled_count_pair(*, n: int, high: Any, low: Any, rate: Any,
                           relation: str = "substitute", high_complement: Any = None,
                           low_complement: Any = None, tail: float = DEFAULT_TAIL,
@@ -92,12 +94,6 @@ def subsampled_count_pair(*, n: int, high: Any, low: Any, rate: Any,
     Raises:
         ParameterError: an argument outside its domain, low >= high, or an unknown relation.
     """
-    N_PAIR.check(n)
-    PROBABILITY.named("high").check(high)
-    PROBABILITY.named("low").check(low)
-    PROBABILITY.named("rate").check(rate)
-    if not rate > 0:
-        raise ParameterError(f"rate={rate!r} is outside (0, 1]")
     if not high > low:
         raise ParameterError(f"high={high!r} must exceed low={low!r} (the pair attaining "
                              "epsilon0 > 0)")

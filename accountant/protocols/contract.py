@@ -28,7 +28,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Generic, TypeVar
 
-from accountant.domains import ALPHA, DELTA, EPSILON, Interval
+from accountant.domains import ALPHA, DELTA, EPSILON, SAMPLING_RATE, Interval
+from accountant.errors import ParameterError
 from accountant.pairs.clones import ClonePair
 from accountant.result import Bracket
 from accountant.view import ViewPair
@@ -209,7 +210,8 @@ class Mechanism(abc.ABC):
     def subsampled_view_pair(self, rate: float,
                              relation: str = "substitute") -> ViewPair | None:
         """One real neighbouring pair's view of a Poisson-subsampled round (each user takes
-        part with probability `rate`), reduced by post-processing to a count, or None.
+        part with probability `rate`), reduced by post-processing to a count, or None: the
+        arguments checked, then `subsampled_pair`.
 
         Its divergences are LOWER bounds on the subsampled mechanism's (one pair of the
         maximum over pairs; docs/conversions.md#a-certified-lower-end-for-subsampled-rounds),
@@ -220,6 +222,26 @@ class Mechanism(abc.ABC):
             rate: the participation probability q, in (0, 1].
             relation: "substitute" (the differing user's data changes, its coin is shared)
                 or "add-remove" (the differing user is present or absent).
+
+        Returns:
+            A float ViewPair whose grid is exact, or None when the family has none.
+
+        Raises:
+            ParameterError: rate outside (0, 1] or an unknown relation.
+        """
+        SAMPLING_RATE.named("rate").check(rate)
+        if relation not in ("substitute", "add-remove"):
+            raise ParameterError(f"relation={relation!r} is outside {{'substitute', "
+                                 "'add-remove'}")
+        return self.subsampled_pair(float(rate), relation)
+
+    def subsampled_pair(self, rate: float, relation: str) -> ViewPair | None:
+        """`subsampled_view_pair` on checked arguments (what a family implements; the
+        accountant calls it with its events' checked rates).
+
+        Args:
+            rate: the participation probability q, in (0, 1] (checked).
+            relation: "substitute" or "add-remove" (checked).
 
         Returns:
             A float ViewPair whose grid is exact, or None (this default implementation

@@ -45,15 +45,14 @@ class BinaryRR(Mechanism):
         return view.view_pair.unchecked(n=self.n, epsilon0=self.epsilon0,
                                         ones=0 if self.ones is None else self.ones)
 
-    def subsampled_view_pair(self, rate: float,
-                             relation: str = "substitute") -> ViewPair:
+    def subsampled_pair(self, rate: float, relation: str) -> ViewPair:
         """The count of 1s under the special pair of a Poisson-subsampled round (R(1|1) =
         1-p, R(1|0) = p): the other users hold 0, the differing user 1 (P) or 0 / absent
         (Q); at rate 1 with the substitute relation, `view_pair()` at ones = 0. One pair,
         whatever `ones` says."""
         p = view.flip_probability(self.epsilon0)
         keep = view.keep_probability(self.epsilon0)
-        return subsampled_count_pair(
+        return subsampled_count_pair.unchecked(
             n=self.n, high=keep, low=p, rate=rate, relation=relation, high_complement=p,
             low_complement=keep, description={"protocol": "binary-rr",
                                               "epsilon0": self.epsilon0})

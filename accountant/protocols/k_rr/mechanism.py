@@ -34,8 +34,7 @@ class KRR(Mechanism):
         beyond `SPECIAL_PAIR_LIMIT` users."""
         return privacy.special_pair.unchecked(n=self.n, epsilon0=self.epsilon0, k=self.k)
 
-    def subsampled_view_pair(self, rate: float,
-                             relation: str = "substitute") -> ViewPair:
+    def subsampled_pair(self, rate: float, relation: str) -> ViewPair:
         """The count of y* = x under one neighbouring pair of a Poisson-subsampled round: the
         other users hold x' != x, the differing user x (P) or x' / absent (Q); R(x|x) =
         e^eps0/(e^eps0+k-1), R(x|x') = 1/(e^eps0+k-1). At rate 1 with the substitute
@@ -43,7 +42,7 @@ class KRR(Mechanism):
         t = math.exp(-self.epsilon0)            # e^-eps0: no overflow for large eps0
         den = 1.0 + (self.k - 1) * t
         high, low = 1.0 / den, t / den
-        return subsampled_count_pair(
+        return subsampled_count_pair.unchecked(
             n=self.n, high=high, low=low, rate=rate, relation=relation,
             high_complement=(self.k - 1) * t / den,
             low_complement=(1.0 + (self.k - 2) * t) / den,

@@ -30,13 +30,12 @@ class LDP(Mechanism):
     name: ClassVar[str] = "ldp"
     summary: ClassVar[str] = "any epsilon0-LDP randomizer (clones pair upper, binary RR lower)"
 
-    def subsampled_view_pair(self, rate: float,
-                             relation: str = "substitute") -> ViewPair:
+    def subsampled_pair(self, rate: float, relation: str) -> ViewPair:
         """Binary RR's subsampled special-pair count: binary RR is a member of the class, so
         this one pair of one randomizer is a lower end for the class."""
         p = binary_rr.flip_probability(self.epsilon0)
         keep = binary_rr.keep_probability(self.epsilon0)
-        return subsampled_count_pair(
+        return subsampled_count_pair.unchecked(
             n=self.n, high=keep, low=p, rate=rate, relation=relation, high_complement=p,
             low_complement=keep, description={"protocol": "ldp (binary RR, a member of the "
                                                           "class)", "epsilon0": self.epsilon0})

@@ -80,8 +80,7 @@ class RandomizerMechanism(Mechanism):
         x, x1 = self._special_inputs()
         return exact_view_pair(self.matrix, self.n, [x] * self.n, [x1] + [x] * (self.n - 1))
 
-    def subsampled_view_pair(self, rate: float,
-                             relation: str = "substitute") -> ViewPair:
+    def subsampled_pair(self, rate: float, relation: str) -> ViewPair:
         """The count of y under one neighbouring pair of a Poisson-subsampled round
         (`pairs.subsampled_count_pair`), (x, x', y) the matrix's max-ratio triple
         (`Randomizer.max_ratio`: x maximises, x' minimises R(y|.)): the other users hold x',
@@ -90,7 +89,7 @@ class RandomizerMechanism(Mechanism):
         the count of y then has the smallest background."""
         _, x, x1, y = self.matrix.max_ratio()
         col = self.matrix.column(y)
-        return subsampled_count_pair(
+        return subsampled_count_pair.unchecked(
             n=self.n, high=col[x], low=col[x1], rate=rate, relation=relation,
             description={"protocol": "randomizer", "matrix": self.matrix.name, "x": x,
                          "x_prime": x1, "y": y})
