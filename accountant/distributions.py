@@ -24,7 +24,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from accountant.domains import COUNT, PROBABILITY, Interval
+from accountant.domains import COUNT, PROBABILITY, Interval, checked
 from accountant.errors import ParameterError
 from accountant.numeric.mp import to_mpf
 from accountant.numeric.special import (
@@ -58,7 +58,7 @@ _SHAPE = Interval("r", 0.0, math.inf, closed="neither")
 
 
 def _prob(p: Any, backend: str, name: str) -> Any:
-    PROBABILITY.named(name).check(p)
+    # p's domain is checked where it enters; here only its type for the backend
     if backend == "exact":
         if not isinstance(p, Fraction | int):
             raise ParameterError(f"{name}={p!r} must be a fractions.Fraction for the exact "
@@ -98,6 +98,7 @@ def binomial_window(n: int, p: float, tail: float) -> tuple[int, int, float]:
     return chernoff_window(f, n * p, 0.0, float(n), tail)
 
 
+@checked(n=COUNT.named("n"), p=PROBABILITY.named("p"))
 def binomial(n: int, p: Any, *, backend: str = "float", tail: float | None = None,
              dps: int = DEFAULT_DPS) -> PMF:
     """Bin(n, p), on its whole support (tail=None) or on a certified bulk window.
@@ -119,7 +120,6 @@ def binomial(n: int, p: Any, *, backend: str = "float", tail: float | None = Non
             Fraction (or int) for the exact backend, or tail outside (0, 1).
     """
     check_backend(backend)
-    COUNT.named("n").check(n)
     n = int(n)
     pp = _prob(p, backend, "p")
     if tail is None:

@@ -48,7 +48,7 @@ from accountant.divergence.objects import (
     rational_pair,
     start_precision,
 )
-from accountant.domains import DELTA, EPSILON, Interval
+from accountant.domains import DELTA, EPSILON, Interval, checked
 from accountant.errors import ParameterError
 from accountant.numeric.logspace import log1mexp, logsumexp
 from accountant.numeric.mp import to_fmpq, to_mpf
@@ -371,6 +371,7 @@ def _max_ends(ends: list[tuple[Result, Result]]) -> tuple[Result, Result]:
     return lower, upper
 
 
+@checked(epsilon=EPSILON)
 def delta_bracket(view: ViewPair, epsilon: float, *,
                   direction: Direction | str = Direction.MAX,
                   dps: int = DEFAULT_DPS) -> tuple[Result, Result]:
@@ -394,7 +395,6 @@ def delta_bracket(view: ViewPair, epsilon: float, *,
         ParameterError: epsilon < 0 (or NaN), or an unknown direction.
     """
     direction = as_direction(direction)
-    EPSILON.check(epsilon)
     if view.backend != "float":
         r = delta_for_epsilon(view, epsilon, direction=direction, dps=dps)
         if r.kind is Kind.EXACT:
@@ -411,6 +411,7 @@ def delta_bracket(view: ViewPair, epsilon: float, *,
     return _bracket("delta", lower, _clip1(upper), direction, epsilon, "delta_bracket")
 
 
+@checked(delta=DELTA)
 def epsilon_bracket(view: ViewPair, delta: float, *,
                     direction: Direction | str = Direction.MAX,
                     dps: int = DEFAULT_DPS) -> tuple[Result, Result]:
@@ -433,7 +434,6 @@ def epsilon_bracket(view: ViewPair, delta: float, *,
         ParameterError: delta outside (0, 1), or an unknown direction.
     """
     direction = as_direction(direction)
-    DELTA.check(delta)
     if view.backend != "float":
         r = epsilon_for_delta(view, delta, direction=direction, dps=dps)
         if r.kind is Kind.EXACT:

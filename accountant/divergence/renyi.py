@@ -35,7 +35,7 @@ from accountant.divergence.objects import (
     renyi_enclosure,
     start_precision,
 )
-from accountant.domains import ALPHA
+from accountant.domains import ALPHA, checked
 from accountant.errors import ParameterError
 from accountant.numeric.logspace import logsumexp
 from accountant.numeric.mp import to_mpf
@@ -159,6 +159,7 @@ def _start(dps: int) -> int:
     return start_precision(dps)
 
 
+@checked(alpha=ALPHA)
 def renyi_divergence(view: ViewPair, alpha: float, *,
                      direction: Direction | str = Direction.MAX,
                      dps: int = DEFAULT_DPS) -> Result:
@@ -188,7 +189,6 @@ def renyi_divergence(view: ViewPair, alpha: float, *,
         ParameterError: alpha outside (1, inf] (or NaN), or an unknown direction.
     """
     direction = as_direction(direction)
-    ALPHA.check(alpha)
     if alpha == math.inf:
         return max_divergence(view, direction=direction, dps=dps)
 
@@ -208,6 +208,7 @@ def renyi_divergence(view: ViewPair, alpha: float, *,
     return over_directions(view, direction, one)
 
 
+@checked(alpha=ALPHA)
 def renyi_bracket(view: ViewPair, alpha: float, *,
                   direction: Direction | str = Direction.MAX,
                   dps: int = DEFAULT_DPS) -> tuple[Result, Result]:
@@ -235,10 +236,9 @@ def renyi_bracket(view: ViewPair, alpha: float, *,
             unknown direction.
     """
     direction = as_direction(direction)
-    ALPHA.check(alpha)
     if alpha == math.inf:
         raise ParameterError("alpha=inf: use max_divergence")
-    upper = renyi_divergence(view, alpha, direction=direction, dps=dps)
+    upper = renyi_divergence.unchecked(view, alpha, direction=direction, dps=dps)
     if upper.kind is Kind.EXACT:
         return upper, upper
 

@@ -84,7 +84,7 @@ def special_epsilon_bracket(n: int, epsilon0: float, delta: float) -> tuple[Resu
     """
     view = view_pair.unchecked(n=int(n), epsilon0=float(epsilon0), ones=0,
                                tail=_tail_for(delta))
-    return epsilon_bracket(view, delta)
+    return epsilon_bracket.unchecked(view, delta)
 
 
 @checked(n=N_PAIR, epsilon0=EPSILON0, delta=DELTA, ones=ONES)
@@ -127,11 +127,11 @@ def _epsilon_for_delta(n: int, epsilon0: float, delta: float,
     if ones is not None:
         view = view_pair.unchecked(n=n, epsilon0=epsilon0, ones=ones,
                          tail=_tail_for(delta))
-        lo, hi = epsilon_bracket(view, delta)
+        lo, hi = epsilon_bracket.unchecked(view, delta)
         m = f"{METHOD}.epsilon_for_delta(ones={ones})"
         return Bracket(lower=lo.with_(method=m, source=SOURCE),
                        upper=hi.with_(method=m, source=SOURCE))
-    lo, hi = special_epsilon_bracket(n, epsilon0, delta)
+    lo, hi = special_epsilon_bracket.unchecked(n, epsilon0, delta)
     worst = _worst_case_epsilon(n, epsilon0, delta, (lo, hi)) \
         if n <= EXACT_WORST_CASE_LIMIT else None
     if worst is not None:
@@ -179,7 +179,7 @@ def _worst_case_epsilon(n: int, epsilon0: float, delta: float,
             done.add(ones)
             view = view_pair.unchecked(n=n, epsilon0=epsilon0, ones=ones,
                              tail=_tail_for(delta))
-            lo, hi = epsilon_bracket(view, delta)
+            lo, hi = epsilon_bracket.unchecked(view, delta)
             if float(hi) > float(best_hi):
                 best_hi, worst = hi, ones
             if float(lo) > float(best_lo):
@@ -214,7 +214,7 @@ def delta_for_epsilon(*, n: int, epsilon0: float, epsilon: float,
     n, epsilon0, ones = as_checked(n, epsilon0, ones)
     if ones is not None or n > EXACT_WORST_CASE_LIMIT:
         view = view_pair.unchecked(n=n, epsilon0=epsilon0, ones=0 if ones is None else ones)
-        lo, hi = delta_bracket(view, epsilon)
+        lo, hi = delta_bracket.unchecked(view, epsilon)
         m = f"{METHOD}.delta_for_epsilon(ones={0 if ones is None else ones})"
         lower, upper = lo.with_(method=m, source=SOURCE), hi.with_(method=m, source=SOURCE)
         if ones is not None:

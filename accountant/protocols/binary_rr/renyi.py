@@ -78,7 +78,7 @@ def renyi_divergence(*, n: int, epsilon0: float, alpha: float, ones: int | None 
         up = up.with_(kind=Kind.UPPER)
     else:
         view = view_pair.unchecked(n=n, epsilon0=epsilon0, ones=0 if ones is None else ones)
-        low, up = renyi_bracket(view, alpha, direction=direction)
+        low, up = renyi_bracket.unchecked(view, alpha, direction=direction)
     upper, lower = up.with_(method=m, source=SOURCE), low.with_(method=m, source=SOURCE)
     if ones is not None:
         return Bracket(lower=lower, upper=upper)

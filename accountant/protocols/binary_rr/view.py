@@ -173,7 +173,7 @@ def view_pair(*, n: int, epsilon0: float, ones: int = 0, backend: str = "float",
     if backend == "float" and ones in (0, n - 1):
         lo, hi, cut = (0, n, 0.0) if tail is None else binomial_window(n, p, tail)
         k = np.arange(lo, hi + 1)
-        base = binomial(n, p, backend="float", tail=tail)  # Q of the ones=0 pair
+        base = binomial.unchecked(n, p, backend="float", tail=tail)  # Q of the ones=0 pair
         loss, loss_err = special_loss(k, n=n, epsilon0=epsilon0)
         lq = base.values
         lp = lq + loss
@@ -198,8 +198,10 @@ def view_pair(*, n: int, epsilon0: float, ones: int = 0, backend: str = "float",
         with mpmath.workdps(dps + 10):
             p_arg = 1 / (mpmath.exp(mpmath.mpf(epsilon0)) + 1)
     # Bin(ones, 1-p) as Bin(ones, p) mirrored: a rounded 1-p would lose p's relative accuracy
-    ones_part = reflect(binomial(ones, p_arg, tail=part_tail if ones else None, **kw), (ones,))
-    zeros_part = binomial(n - 1 - ones, p_arg, tail=part_tail if n - 1 - ones else None, **kw)
+    ones_part = reflect(binomial.unchecked(ones, p_arg, tail=part_tail if ones else None,
+                                           **kw), (ones,))
+    zeros_part = binomial.unchecked(n - 1 - ones, p_arg,
+                                    tail=part_tail if n - 1 - ones else None, **kw)
     others = convolve(ones_part, zeros_part)
     P = mixture([(1 - p_arg, shift(others, 1)), (p_arg, others)])
     Q = mixture([(p_arg, shift(others, 1)), (1 - p_arg, others)])

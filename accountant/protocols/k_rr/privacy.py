@@ -233,7 +233,7 @@ def epsilon_for_delta(*, n: int, epsilon0: float, k: int, delta: float) -> Brack
     up = module.epsilon_for_delta.unchecked(pair, delta=delta)
     lower = special = None
     if n <= SPECIAL_PAIR_LIMIT:
-        lo, hi = epsilon_bracket(special_pair.unchecked(n=n, epsilon0=epsilon0, k=k,
+        lo, hi = epsilon_bracket.unchecked(special_pair.unchecked(n=n, epsilon0=epsilon0, k=k,
                                               tail=max(min(1e-30, delta * 1e-12), 5e-324)), delta)
         m = f"{_METHOD}.epsilon_for_delta(special pair: lower bound on the mechanism)"
         lower, special = lo.with_(method=m, source=_SOURCE), hi.with_(method=m, source=_SOURCE)
@@ -264,7 +264,8 @@ def delta_for_epsilon(*, n: int, epsilon0: float, k: int, epsilon: float) -> Bra
     up = module.delta_for_epsilon.unchecked(pair, epsilon=epsilon)
     lower = special = None
     if n <= SPECIAL_PAIR_LIMIT:
-        lo, hi = delta_bracket(special_pair.unchecked(n=n, epsilon0=epsilon0, k=k), epsilon)
+        lo, hi = delta_bracket.unchecked(
+            special_pair.unchecked(n=n, epsilon0=epsilon0, k=k), epsilon)
         m = f"{_METHOD}.delta_for_epsilon(special pair: lower bound on the mechanism)"
         lower, special = lo.with_(method=m, source=_SOURCE), hi.with_(method=m, source=_SOURCE)
     return Bracket(lower=lower, upper=up.upper, pair_lower=up.lower, pair_name="blanket",
@@ -298,7 +299,8 @@ def renyi_divergence(*, n: int, epsilon0: float, k: int, alpha: float) -> Bracke
         blanket_pair.unchecked(n=n, epsilon0=epsilon0, k=k), alpha=alpha)
     lower = special = None
     if n <= SPECIAL_PAIR_LIMIT:
-        low, value = renyi_bracket(special_pair.unchecked(n=n, epsilon0=epsilon0, k=k), alpha)
+        low, value = renyi_bracket.unchecked(
+            special_pair.unchecked(n=n, epsilon0=epsilon0, k=k), alpha)
         m = f"{_METHOD}.renyi_divergence(special pair: lower bound on the mechanism)"
         lower = low.with_(method=m, source=_SOURCE)
         special = value.with_(method=m, source=_SOURCE)

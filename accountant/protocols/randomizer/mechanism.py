@@ -107,7 +107,7 @@ class RandomizerMechanism(Mechanism):
         up = blanket.epsilon_for_delta(blanket.blanket_bound(self.matrix, self.n),
                                        delta=delta)
         return self._with_special_pair(up, "epsilon_for_delta",
-                                       lambda view: epsilon_bracket(view, delta))
+                                       lambda view: epsilon_bracket.unchecked(view, delta))
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
         """delta(epsilon): the blanket bound's upper end and the special pair's ends. Above
@@ -126,7 +126,7 @@ class RandomizerMechanism(Mechanism):
         up = blanket.delta_for_epsilon(blanket.blanket_bound(self.matrix, self.n),
                                        epsilon=epsilon)
         return self._with_special_pair(up, "delta_for_epsilon",
-                                       lambda view: delta_bracket(view, epsilon))
+                                       lambda view: delta_bracket.unchecked(view, epsilon))
 
     def _with_special_pair(self, upper: Result, what: str, bracket: Any) -> Bracket:
         """The Bracket with the blanket `upper` and, when the special pair is built, its
