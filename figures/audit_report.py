@@ -41,14 +41,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from accountant.cli.types import integer
-from accountant.domains import Interval
 from accountant.errors import ParameterError
 from figures import audit_snippets as snip
-from figures.output_paths import output_file
 
 __all__ = ["AuditEntry", "CliCommand", "LOOSE_FACTOR", "PAPERS", "Snippet", "VERDICTS",
-           "add_arguments", "collect", "format_table", "handler", "reproduce_command",
+           "collect", "format_table", "reproduce_command",
            "snippet_command", "snippet_lines", "summary", "write_markdown"]
 
 LOOSE_FACTOR = 2.0
@@ -807,62 +804,6 @@ def write_markdown(records: Sequence[AuditEntry], path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(out))
     return path
-
-
-# ------------------------------------------------------------------------ command line
-_WIDTH = Interval("width", 40, 400, closed="both", integer=True)
-
-
-def add_arguments(parser: Any) -> None:
-    """Add the `audit PAPER` flags.
-
-    Args:
-        parser: the subcommand's argparse parser.
-    """
-    parser.add_argument("--quick", action="store_true",
-                        help="a subset that runs in a few seconds (one point per grid, no "
-                             "slow max-divergence runs)")
-    parser.add_argument("--out", default=None, metavar="FILE.md",
-                        help="also write the report as Markdown to this file (missing "
-                             "parent directories are created)")
-    parser.add_argument("--width", type=integer(_WIDTH), default=100,
-                        help="line width of the terminal table, 40 to 400 (default 100)")
-
-
-def handler(args: Any) -> dict[str, Any]:
-    """`shuffle-accountant audit PAPER`.
-
-    With --json the records and summary are returned for printing as JSON; otherwise the
-    wrapped table is printed here and only the summary is returned (the generic printer
-    of the command line would put each record on one long line).
-
-    Args:
-        args: parsed flags; args.protocol is "all" or a paper name.
-
-    Returns:
-        {"records": [...], "summary": {...}} (and "report": the Markdown path with --out);
-        without --json, {} or {"report": path} (the table has the summary line).
-
-    Raises:
-        ParameterError: --out is empty, a directory, below a file, or cannot be written.
-    """
-    # checked before the audit runs: '' used to be ignored, a directory or a path below a
-    # file ended the run in a traceback at the write
-    report = None if args.out is None else output_file(args.out, example="audit.md")
-    entries = collect(args.protocol, quick=args.quick,
-                      progress=lambda name: print(f"auditing {name} ...", file=sys.stderr))
-    out: dict[str, Any] = {"records": [e.to_json() for e in entries],
-                           "summary": summary(entries)}
-    if report is not None:
-        try:
-            out["report"] = str(write_markdown(entries, report))
-        except OSError as exc:  # e.g. no permission: one line, not a traceback
-            raise ParameterError(f"--out={args.out!r}: cannot write the report "
-                                 f"({exc.strerror or exc})") from None
-    if getattr(args, "json", False):
-        return out
-    print(format_table(entries, width=max(60, args.width)))
-    return {"report": out["report"]} if "report" in out else {}
 
 
 def reproduce_command(entry: dict[str, Any], timeout: float = 300) -> str:

@@ -10,10 +10,8 @@ stderr through tqdm, so that --json output on stdout stays clean.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-import textwrap
 import time
 import traceback
 from pathlib import Path
@@ -23,10 +21,9 @@ from tqdm import tqdm
 
 from figures import audit_report
 from figures.figure_spec import FigureSpec
-from figures.output_paths import output_directory
 from figures.progress import set_progress
 
-__all__ = ["register", "discover", "reproduce", "write_index_md", "AUDIT_NAME"]
+__all__ = ["discover", "audit_spec", "reproduce", "write_index_md", "AUDIT_NAME"]
 
 AUDIT_NAME = "audit"  # the pseudo-figure of the audit report in index.json / --only
 
@@ -43,7 +40,12 @@ def discover() -> list[FigureSpec]:
     return sorted(FIGURES, key=lambda s: s.name)
 
 
-def _audit_spec() -> FigureSpec:
+def audit_spec() -> FigureSpec:
+    """The audit report as a pseudo-figure (name AUDIT_NAME) of the reproduce run.
+
+    Returns:
+        Its FigureSpec: running it writes audit.md.
+    """
     def run(out: Path, quick: bool) -> list[Path]:
         entries = audit_report.collect("all", quick=quick)
         return [audit_report.write_markdown(entries, out / "audit.md")]
@@ -75,7 +77,7 @@ def reproduce(out: Path, *, quick: bool = False, only: list[str] | None = None,
     """
     from accountant.errors import ParameterError
 
-    specs = [*discover(), _audit_spec()]
+    specs = [*discover(), audit_spec()]
     names = {s.name for s in specs}
     if only:
         unknown = sorted(set(only) - names)
@@ -149,73 +151,3 @@ def write_index_md(out: Path, entries: list[dict[str, Any]], specs: dict[str, Fi
     path = out / "index.md"
     path.write_text("\n".join(lines))
     return path
-
-
-def _only(text: str | None) -> list[str] | None:
-    """--only as a list of known names (None: not given), checked before anything runs."""
-    from accountant.errors import ParameterError
-
-    if text is None:
-        return None
-    names = [s.strip() for s in text.split(",") if s.strip()]
-    valid = sorted(s.name for s in [*discover(), _audit_spec()])
-    if not names:
-        raise ParameterError(f"--only={text!r} names no figure; give comma-separated names "
-                             f"from: {', '.join(valid)}")
-    unknown = sorted(set(names) - set(valid))
-    if unknown:
-        raise ParameterError(f"--only={text!r}: {', '.join(unknown)} names no figure; valid: "
-                             f"{', '.join(valid)}")
-    return names
-
-
-def _list(as_json: bool, only: list[str] | None) -> dict[str, Any]:
-    specs = [s for s in [*discover(), _audit_spec()] if only is None or s.name in only]
-    rows = [{"name": s.name, "paper": s.paper, "what": s.what} for s in specs]
-    if as_json:
-        return {"figures": rows}
-    for r in rows:
-        print("\n".join(textwrap.wrap(f"{r['name']}: {r['what']} [{r['paper']}]", 100,
-                                      subsequent_indent="    ")))
-    return {}
-
-
-def _handler(args: argparse.Namespace) -> dict[str, Any]:
-    # both flags are checked with --list too: a script's typo must not pass silently
-    out = output_directory(args.out)
-    only = _only(args.only)
-    if args.list:
-        return _list(args.json, only)
-    index = reproduce(out, quick=args.quick, only=only, progress=not args.no_progress)
-    failed = [e["name"] for e in index["figures"] if e["status"] != "ok"]
-    if failed:
-        from accountant.errors import AccountantError
-
-        raise AccountantError(f"figures failed: {', '.join(failed)} (see "
-                              f"{Path(args.out) / 'index.json'})")
-    return {"out": index["out"], "index": str(Path(args.out) / "index.md"),
-            "figures": [{k: e[k] for k in ("name", "status", "seconds", "files")}
-                        for e in index["figures"]]}
-
-
-def register(subparsers: Any) -> None:
-    """Add the `reproduce` command to the CLI.
-
-    Args:
-        subparsers: the top-level subparsers object.
-    """
-    p = subparsers.add_parser("reproduce", help="regenerate the seed papers' figures and tables")
-    p.add_argument("--out", default="reproduce-out",
-                   help="output directory (PNG, CSV, audit.md, index.md, index.json; created "
-                        "with its parents)")
-    p.add_argument("--quick", action="store_true",
-                   help="smaller grids, same methods (about 13 s on 2 cores)")
-    p.add_argument("--only", default=None,
-                   help="comma-separated figure names (see --list; 'audit' is the report)")
-    p.add_argument("--list", action="store_true",
-                   help="list the figure names (those of --only, if given) with one sentence "
-                        "each, and exit")
-    p.add_argument("--no-progress", action="store_true",
-                   help="no progress bars on stderr")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(handler=_handler)

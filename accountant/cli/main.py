@@ -188,7 +188,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             pp.set_defaults(handler=handler)
         # (looked up only for `audit`: finding the module imports the figures package)
         if (command == "audit" and (every or chosen == "audit")
-                and importlib.util.find_spec(AUDIT_REPORT) is not None):
+                and importlib.util.find_spec("figures") is not None):
             for paper, summary in AUDIT_PAPERS.items():
                 pp = psub.add_parser(paper, help=summary)
                 if every or (chosen == "audit" and name == paper):

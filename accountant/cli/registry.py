@@ -123,7 +123,7 @@ BOUND_FACE = "accountant.cli.faces.bounds:BOUNDS"
 
 # `audit PAPER`: every checkable claim of a seed paper (or of all four) as audit records;
 # the module exposes `add_arguments(parser)` and `handler(args)` (args.protocol is the name).
-AUDIT_REPORT = "figures.audit_report"
+AUDIT_REPORT = "accountant.cli.audit"
 AUDIT_PAPERS: dict[str, str] = {
     "all": "every checkable claim of the four seed papers",
     "balcer-cheu-2020": "Balcer-Cheu 2020: privacy, accuracy, communication, Section 4",
@@ -136,7 +136,7 @@ AUDIT_PAPERS: dict[str, str] = {
 # exposing `register(subparsers)`).
 COMMANDS: dict[str, tuple[str, str]] = {
     "compose": ("compose mechanisms (RDP, PLD, KOV)", "accountant.cli.compose"),
-    "reproduce": ("regenerate the seed papers' figures and tables", "figures.reproduce"),
+    "reproduce": ("regenerate the seed papers' figures and tables", "accountant.cli.reproduce"),
     "selfcheck": ("run a sample of the soundness checks on this machine",
                   "accountant.cli.selfcheck"),
     "sweep": ("one question over a parameter grid, as a resumable table", "accountant.cli.sweep"),
