@@ -300,6 +300,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AccountantError as exc:
         sys.stderr.write(f"shuffle-accountant: {exc}\n")
         return 2
+    except BrokenPipeError:  # a handler that prints its own table, read by `| head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     out = {"command": args.command}
     for key in ("protocol", "bound"):
         if getattr(args, key, None):
