@@ -194,9 +194,7 @@ def run(out_dir: Path, quick: bool) -> list[Path]:
                   f"dataset: n/2 users at value 1, rest even; seed {SEED}; parameters ours"])
 
 
-FIGURE = FigureSpec(
-    name="bc-table1", paper="Balcer and Cheu, ITC 2020",
-    what="Table 1 measured: simultaneous histogram error vs domain size d for local k-RR, "
-         "the shuffled histogram and central discrete Laplace at one (eps, delta)",
-    run=run,
-    see=FILES.see)
+FIGURE = FigureSpec("bc-table1", "Balcer and Cheu, ITC 2020",
+                    "Table 1 measured: simultaneous histogram error vs domain size d for "
+                    "local k-RR, the shuffled histogram and central discrete Laplace at one "
+                    "(eps, delta)", run, FILES.see)

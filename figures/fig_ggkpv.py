@@ -144,9 +144,7 @@ def run(out_dir: Path, quick: bool) -> list[Path]:
                   "(verify.ggkpv_separation.estimator_variances)"])
 
 
-FIGURE = FigureSpec(
-    name="ggkpv", paper="Ghazi, Golowich, Kumar, Pagh, Velingker, EUROCRYPT 2021",
-    what="max, per-value RMS and heavy-value count error and bits per user of multi-message "
-         "Hadamard response vs k-RR and unary encoding at one certified (epsilon, delta)",
-    run=run,
-    see=FILES.see)
+FIGURE = FigureSpec("ggkpv", "Ghazi, Golowich, Kumar, Pagh, Velingker, EUROCRYPT 2021",
+                    "max, per-value RMS and heavy-value count error and bits per user of "
+                    "multi-message Hadamard response vs k-RR and unary encoding at one "
+                    "certified (epsilon, delta)", run, FILES.see)

@@ -113,9 +113,6 @@ def run(out_dir: Path, quick: bool) -> list[Path]:
                        comments=comments)
 
 
-FIGURE = FigureSpec(
-    name="girgis-fig2", paper="Girgis et al., CCS 2021",
-    what="Fig. 2: RDP eps(lambda) vs lambda: Thm 1, Thm 2, eq. (10), refined Thm 4, "
-         "Thm 3 and reverse-order binary-RR lower bounds",
-    run=run,
-    see=FILES.see)
+FIGURE = FigureSpec("girgis-fig2", "Girgis et al., CCS 2021",
+                    "Fig. 2: RDP eps(lambda) vs lambda: Thm 1, Thm 2, eq. (10), refined Thm "
+                    "4, Thm 3 and reverse-order binary-RR lower bounds", run, FILES.see)

@@ -177,9 +177,7 @@ def run(out_dir: Path, quick: bool) -> list[Path]:
                        comments=comments)
 
 
-FIGURE = FigureSpec(
-    name="girgis-fig3", paper="Girgis et al., CCS 2021",
-    what="Fig. 3: single-round eps(delta) vs eps0: Thm 1/refined/eq. (10) via Lemma 1, FMT20 "
-         "closed form and clones pair, exact binary RR, paper's Thm 3 pipeline",
-    run=run,
-    see=FILES.see)
+FIGURE = FigureSpec("girgis-fig3", "Girgis et al., CCS 2021",
+                    "Fig. 3: single-round eps(delta) vs eps0: Thm 1/refined/eq. (10) via "
+                    "Lemma 1, FMT20 closed form and clones pair, exact binary RR, paper's Thm "
+                    '3 pipeline', run, FILES.see)

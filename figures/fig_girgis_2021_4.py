@@ -222,9 +222,7 @@ def run(out_dir: Path, quick: bool) -> list[Path]:
                        comments=comments)
 
 
-FIGURE = FigureSpec(
-    name="girgis-fig4", paper="Girgis et al., CCS 2021",
-    what="Fig. 4: eps after T rounds vs T: Thm 1/refined/eq. (10) RDP composed via Lemma 1, "
-         "FMT20 + KOV15, clones-pair RDP, paper's Thm 3 pipeline",
-    run=run,
-    see=FILES.see)
+FIGURE = FigureSpec("girgis-fig4", "Girgis et al., CCS 2021",
+                    "Fig. 4: eps after T rounds vs T: Thm 1/refined/eq. (10) RDP composed via "
+                    "Lemma 1, FMT20 + KOV15, clones-pair RDP, paper's Thm 3 pipeline",
+                    run, FILES.see)

@@ -188,9 +188,6 @@ def run(out_dir: Path, quick: bool) -> list[Path]:
                        comments=comments)
 
 
-FIGURE = FigureSpec(
-    name="girgis-fig5", paper="Girgis et al., CCS 2021",
-    what="Fig. 5: Poisson subsampling: Thm 1/refined RDP + ZW19 (heuristic pipeline) vs "
-         "FMT20 + LQS12 + KOV15, eps vs T",
-    run=run,
-    see=FILES.see)
+FIGURE = FigureSpec("girgis-fig5", "Girgis et al., CCS 2021",
+                    "Fig. 5: Poisson subsampling: Thm 1/refined RDP + ZW19 (heuristic "
+                    "pipeline) vs FMT20 + LQS12 + KOV15, eps vs T", run, FILES.see)

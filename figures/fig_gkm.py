@@ -127,9 +127,6 @@ def run(out_dir: Path, quick: bool) -> list[Path]:
                   "nan row: q >= 1, Theorem 6 does not apply"])
 
 
-FIGURE = FigureSpec(
-    name="gkm", paper="Ghazi, Kumar, Manurangsi, pure-DP aggregation in the shuffle model",
-    what="Theorem 6 parameters, expected messages (corrected Lemma 12), exact MSE vs the "
-         "claim for the printed and the corrected q",
-    run=run,
-    see=FILES.see)
+FIGURE = FigureSpec("gkm", "Ghazi, Kumar, Manurangsi, pure-DP aggregation in the shuffle model",
+                    "Theorem 6 parameters, expected messages (corrected Lemma 12), exact MSE "
+                    "vs the claim for the printed and the corrected q", run, FILES.see)
