@@ -289,27 +289,17 @@ class Bracket:
         """The upper end, where the producer always sets one (every `Mechanism` method).
 
         Returns:
-            `upper`, typed as a Result.
-
-        Raises:
-            ValueError: the bracket has no upper end.
+            `upper`, typed as a Result (ValueError when there is none).
         """
-        if self.upper is None:
-            raise ValueError("this bracket has no upper end")
-        return self.upper
+        return _required(self.upper, "upper")
 
     def require_lower(self) -> Result:
         """The lower end, where the producer always sets one.
 
         Returns:
-            `lower`, typed as a Result.
-
-        Raises:
-            ValueError: the bracket has no lower end.
+            `lower`, typed as a Result (ValueError when there is none).
         """
-        if self.lower is None:
-            raise ValueError("this bracket has no lower end")
-        return self.lower
+        return _required(self.lower, "lower")
 
     @classmethod
     def of(cls, result: Result) -> Bracket:
@@ -412,3 +402,9 @@ def tightest(*results: Result) -> Result:
     if kinds == {Kind.UPPER}:
         return min(results, key=lambda r: to_mpf(r.value))
     return max(results, key=lambda r: to_mpf(r.value))
+
+
+def _required(end: Result | None, which: str) -> Result:
+    if end is None:
+        raise ValueError(f"this bracket has no {which} end")
+    return end

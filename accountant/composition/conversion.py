@@ -719,17 +719,17 @@ def delta_optimal(curve: RdpCurve, *, epsilon: float) -> Result:
 @checked(delta=DELTA)
 def epsilon_best(curve: RdpCurve, *, delta: float) -> tuple[Result, list[Result]]:
     """(tightest, all) of the three conversions at delta; the tightest names its theorem."""
-    results = [epsilon_mironov.unchecked(curve, delta=delta),
-               epsilon_cks.unchecked(curve, delta=delta),
-               epsilon_optimal.unchecked(curve, delta=delta)]
-    return min(results, key=lambda r: r.value), results
+    return _tightest([f.unchecked(curve, delta=delta)
+                      for f in (epsilon_mironov, epsilon_cks, epsilon_optimal)])
 
 
 @checked(epsilon=EPSILON)
 def delta_best(curve: RdpCurve, *, epsilon: float) -> tuple[Result, list[Result]]:
     """(tightest, all) of the three conversions at epsilon."""
-    results = [delta_mironov.unchecked(curve, epsilon=epsilon),
-               delta_cks.unchecked(curve, epsilon=epsilon),
-               delta_optimal.unchecked(curve, epsilon=epsilon)]
+    return _tightest([f.unchecked(curve, epsilon=epsilon)
+                      for f in (delta_mironov, delta_cks, delta_optimal)])
+
+
+def _tightest(results: list[Result]) -> tuple[Result, list[Result]]:
     return min(results, key=lambda r: r.value), results
 

@@ -435,41 +435,38 @@ def epsilon_of(pmf: LossPmf, delta: float) -> float:
             return math.inf
         target = delta * (1 - 1e-9) * (1 - pmf.relative) - pmf.error
         guess = _inversion(losses, pmf.mass, pmf.infinity, max(target, 0.0))
-        good, bad = max(top, 0.0), None
+        good = max(top, 0.0)
         if math.isfinite(guess) and delta_of(pmf, guess) <= delta:
             good = guess
         # the certified check failed at the guess: bisect between it and a known-good eps
         lo = guess if math.isfinite(guess) else 0.0
         if good != guess:
-            bad = lo
-            for _ in range(60):
-                mid = 0.5 * (bad + good)
-                if delta_of(pmf, mid) <= delta:
-                    good = mid
-                else:
-                    bad = mid
-                if good - bad <= 1e-12 * max(1.0, good):
-                    break
+            good = _bisect(lambda e: delta_of(pmf, e) <= delta, good, lo)
         return rounding.up(good)
     if delta_of(pmf, 0.0) <= delta:
         return 0.0
     guess = _inversion(losses, pmf.mass, pmf.infinity,
                        delta * (1 + 1e-9) * (1 + pmf.relative) + pmf.error)
     guess = guess if math.isfinite(guess) else max(top, 0.0)
-    good, bad = 0.0, None
     if delta_of(pmf, guess) > delta:
         good = guess
     else:
-        bad = guess
-        for _ in range(60):
-            mid = 0.5 * (good + bad)
-            if delta_of(pmf, mid) > delta:
-                good = mid
-            else:
-                bad = mid
-            if bad - good <= 1e-12 * max(1.0, bad):
-                break
+        good = _bisect(lambda e: delta_of(pmf, e) > delta, 0.0, guess)
     return rounding.down(good)
+
+
+def _bisect(holds: Callable[[float], bool], good: float, bad: float) -> float:
+    """Bisection between a point where `holds` is true (`good`) and one where it is false,
+    to 1e-12 relative (60 steps at most); returns the last point where it held."""
+    for _ in range(60):
+        mid = 0.5 * (good + bad)
+        if holds(mid):
+            good = mid
+        else:
+            bad = mid
+        if abs(good - bad) <= 1e-12 * max(1.0, good, bad):
+            break
+    return good
 
 
 def _inversion(losses: np.ndarray, probs: np.ndarray, infinity: float, delta: float) -> float:

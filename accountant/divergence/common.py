@@ -157,13 +157,7 @@ def exp_up(log_x: float) -> float | mpmath.mpf:
         0.0 for -inf, inf for +inf, exp(log_x) (1 + ULP_SLACK) as a float for log_x > -700,
         else the same as an mpmath.mpf.
     """
-    if log_x == -math.inf:
-        return 0.0
-    if log_x == math.inf:
-        return math.inf
-    if log_x > -700.0:
-        return math.exp(log_x) * (1 + ULP_SLACK)
-    return mpmath.exp(mpmath.mpf(log_x)) * (1 + ULP_SLACK)
+    return _exp_times(log_x, 1 + ULP_SLACK)
 
 
 def exp_down(log_x: float) -> float | mpmath.mpf:
@@ -176,13 +170,18 @@ def exp_down(log_x: float) -> float | mpmath.mpf:
         0.0 for -inf, inf for +inf, exp(log_x) (1 - ULP_SLACK) as a float for log_x > -700,
         else the same as an mpmath.mpf.
     """
+    return _exp_times(log_x, 1 - ULP_SLACK)
+
+
+def _exp_times(log_x: float, factor: float) -> float | mpmath.mpf:
+    # exp(log_x) times a rounding factor: a float above the subnormal range, else an mpf
     if log_x == -math.inf:
         return 0.0
     if log_x == math.inf:
         return math.inf
     if log_x > -700.0:
-        return math.exp(log_x) * (1 - ULP_SLACK)
-    return mpmath.exp(mpmath.mpf(log_x)) * (1 - ULP_SLACK)
+        return math.exp(log_x) * factor
+    return mpmath.exp(mpmath.mpf(log_x)) * factor
 
 
 def add_values(a: Any, b: Any) -> Any:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from accountant.cli.faces.common import dp_body, pure_body, rdp_body
+from accountant.cli.faces.common import contract_handlers, dp_body
 from accountant.cli.registry import ProtocolSpec
 from accountant.cli.types import NOISE_EPSILON, USERS_PAIR, integer, real
 from accountant.domains import DELTA, Interval
@@ -91,14 +91,6 @@ def _dp(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def _rdp(args: argparse.Namespace) -> dict[str, Any]:
-    return rdp_body(_mechanism(args), args)
-
-
-def _pure(args: argparse.Namespace) -> dict[str, Any]:
-    return pure_body(_mechanism(args))
-
-
 def _calibrate(args: argparse.Namespace) -> dict[str, Any]:
     if args.n is None or args.B is None:
         raise ParameterError("calibrate needs --n and --B (the target is --target-epsilon, "
@@ -114,5 +106,6 @@ def _calibrate(args: argparse.Namespace) -> dict[str, Any]:
 SPEC = ProtocolSpec(name="ggkpv-hadamard",
                     summary="GGKPV shuffled multi-message Hadamard response (frequencies)",
                     add_arguments=_add_arguments,
-                    handlers={"dp": _dp, "rdp": _rdp, "pure": _pure, "calibrate": _calibrate},
+                    handlers={**contract_handlers(_mechanism), "dp": _dp,
+                              "calibrate": _calibrate},
                     mechanism=_mechanism)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from accountant.cli.faces.common import dp_body, pure_body, rdp_body
+from accountant.cli.faces.common import contract_handlers
 from accountant.cli.registry import ProtocolSpec
 from accountant.cli.types import USERS_PAIR, integer
 from accountant.domains import Interval
@@ -67,18 +67,6 @@ def _mechanism(args: argparse.Namespace) -> CountMinSketch:
     return CountMinSketch(parameters_from_args(args))
 
 
-def _dp(args: argparse.Namespace) -> dict[str, Any]:
-    return dp_body(_mechanism(args), args)
-
-
-def _rdp(args: argparse.Namespace) -> dict[str, Any]:
-    return rdp_body(_mechanism(args), args)
-
-
-def _pure(args: argparse.Namespace) -> dict[str, Any]:
-    return pure_body(_mechanism(args))
-
-
 def _calibrate(args: argparse.Namespace) -> dict[str, Any]:
     if args.n is None or args.B is None or args.w is None or args.d is None:
         raise ParameterError("calibrate needs --n, --B, --w and --d (the target is "
@@ -99,5 +87,5 @@ def _calibrate(args: argparse.Namespace) -> dict[str, Any]:
 SPEC = ProtocolSpec(name="ggkpv-countmin",
                     summary="GGKPV count-min sketch with public hash functions (frequencies)",
                     add_arguments=_add_arguments,
-                    handlers={"dp": _dp, "rdp": _rdp, "pure": _pure, "calibrate": _calibrate},
+                    handlers={**contract_handlers(_mechanism), "calibrate": _calibrate},
                     mechanism=_mechanism)

@@ -19,6 +19,7 @@ each other symbol with probability 1/(e^eps0+k-1).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -206,6 +207,21 @@ def _upper_pair(n: int, epsilon0: float, k: int) -> tuple[Any, Any]:
     return k_rr_blanket, k_rr_blanket.blanket_count_pair.unchecked(n=n, epsilon0=epsilon0, k=k)
 
 
+def _with_special_pair(up: Bracket, what: str, n: int, epsilon0: float, k: int,
+                       ends: Callable[[ViewPair], tuple[Result, Result]],
+                       tail: float = 1e-30) -> Bracket:
+    """The blanket pair's ends `up` (upper, and its own lower end as `pair_lower`) with the
+    special pair's (lower, value) beside them, when the special pair is built (n <=
+    SPECIAL_PAIR_LIMIT): its value is a lower bound on the mechanism."""
+    lower = special = None
+    if n <= SPECIAL_PAIR_LIMIT:
+        lo, hi = ends(special_pair.unchecked(n=n, epsilon0=epsilon0, k=k, tail=tail))
+        m = f"{_METHOD}.{what}(special pair: lower bound on the mechanism)"
+        lower, special = lo.with_(method=m, source=_SOURCE), hi.with_(method=m, source=_SOURCE)
+    return Bracket(lower=lower, upper=up.upper, pair_lower=up.lower, pair_name="blanket",
+                   special=special)
+
+
 @checked(n=N_PAIR, epsilon0=EPSILON0, k=ALPHABET, delta=DELTA)
 def epsilon_for_delta(*, n: int, epsilon0: float, k: int, delta: float) -> Bracket:
     """epsilon(delta) of shuffled k-RR over every dataset, maximum over both orders.
@@ -231,14 +247,9 @@ def epsilon_for_delta(*, n: int, epsilon0: float, k: int, delta: float) -> Brack
     n, epsilon0, k = as_checked(n, epsilon0, k)
     module, pair = _upper_pair(n, epsilon0, k)
     up = module.epsilon_for_delta.unchecked(pair, delta=delta)
-    lower = special = None
-    if n <= SPECIAL_PAIR_LIMIT:
-        lo, hi = epsilon_bracket.unchecked(special_pair.unchecked(n=n, epsilon0=epsilon0, k=k,
-                                              tail=max(min(1e-30, delta * 1e-12), 5e-324)), delta)
-        m = f"{_METHOD}.epsilon_for_delta(special pair: lower bound on the mechanism)"
-        lower, special = lo.with_(method=m, source=_SOURCE), hi.with_(method=m, source=_SOURCE)
-    return Bracket(lower=lower, upper=up.upper, pair_lower=up.lower, pair_name="blanket",
-                   special=special)
+    return _with_special_pair(up, "epsilon_for_delta", n, epsilon0, k,
+                              lambda view: epsilon_bracket.unchecked(view, delta),
+                              tail=max(min(1e-30, delta * 1e-12), 5e-324))
 
 
 @checked(n=N_PAIR, epsilon0=EPSILON0, k=ALPHABET, epsilon=EPSILON)
@@ -262,14 +273,8 @@ def delta_for_epsilon(*, n: int, epsilon0: float, k: int, epsilon: float) -> Bra
     n, epsilon0, k = as_checked(n, epsilon0, k)
     module, pair = _upper_pair(n, epsilon0, k)
     up = module.delta_for_epsilon.unchecked(pair, epsilon=epsilon)
-    lower = special = None
-    if n <= SPECIAL_PAIR_LIMIT:
-        lo, hi = delta_bracket.unchecked(
-            special_pair.unchecked(n=n, epsilon0=epsilon0, k=k), epsilon)
-        m = f"{_METHOD}.delta_for_epsilon(special pair: lower bound on the mechanism)"
-        lower, special = lo.with_(method=m, source=_SOURCE), hi.with_(method=m, source=_SOURCE)
-    return Bracket(lower=lower, upper=up.upper, pair_lower=up.lower, pair_name="blanket",
-                   special=special)
+    return _with_special_pair(up, "delta_for_epsilon", n, epsilon0, k,
+                              lambda view: delta_bracket.unchecked(view, epsilon))
 
 
 @checked(n=N_PAIR, epsilon0=EPSILON0, k=ALPHABET, alpha=ALPHA)
@@ -297,15 +302,8 @@ def renyi_divergence(*, n: int, epsilon0: float, k: int, alpha: float) -> Bracke
         return Bracket(lower=r, upper=r)
     up = clone_pair.renyi_divergence.unchecked(
         blanket_pair.unchecked(n=n, epsilon0=epsilon0, k=k), alpha=alpha)
-    lower = special = None
-    if n <= SPECIAL_PAIR_LIMIT:
-        low, value = renyi_bracket.unchecked(
-            special_pair.unchecked(n=n, epsilon0=epsilon0, k=k), alpha)
-        m = f"{_METHOD}.renyi_divergence(special pair: lower bound on the mechanism)"
-        lower = low.with_(method=m, source=_SOURCE)
-        special = value.with_(method=m, source=_SOURCE)
-    return Bracket(lower=lower, upper=up.upper, pair_lower=up.lower, pair_name="blanket",
-                   special=special)
+    return _with_special_pair(up, "renyi_divergence", n, epsilon0, k,
+                              lambda view: renyi_bracket.unchecked(view, alpha))
 
 
 @checked(n=N_PAIR, epsilon0=EPSILON0, k=ALPHABET)

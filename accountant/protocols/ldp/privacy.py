@@ -49,6 +49,13 @@ def clones_pair(*, n: int, epsilon0: float) -> clone_pair.ClonePair:
     return clone_pair.fmt_clones.unchecked(n=n, epsilon0=epsilon0)
 
 
+def _class_bracket(clones: Bracket, special_lower: Result) -> Bracket:
+    """The class's Bracket: the clones pair's upper end (its own lower end as `pair_lower`),
+    binary RR's special-pair lower end as the lower end."""
+    return Bracket(lower=_lower_note(special_lower), upper=clones.upper,
+                   pair_lower=clones.lower, pair_name="clones")
+
+
 def _lower_note(r: Result) -> Result:
     return r.with_(kind=Kind.LOWER, method=f"{_METHOD}: binary RR special pair "
                    f"(exact pair value, a lower bound on the class) via {r.method}",
@@ -77,8 +84,7 @@ def epsilon_for_delta(*, n: int, epsilon0: float, delta: float) -> Bracket:
     out = clone_pair.epsilon_for_delta.unchecked(clones_pair.unchecked(n=n, epsilon0=epsilon0),
                                                  delta=delta)
     lo, _ = binary_rr.special_epsilon_bracket.unchecked(n, epsilon0, delta)
-    return Bracket(lower=_lower_note(lo), upper=out.upper, pair_lower=out.lower,
-                   pair_name="clones")
+    return _class_bracket(out, lo)
 
 
 @checked(n=N_PAIR, epsilon0=EPSILON0, epsilon=EPSILON)
@@ -100,8 +106,7 @@ def delta_for_epsilon(*, n: int, epsilon0: float, epsilon: float) -> Bracket:
     out = clone_pair.delta_for_epsilon.unchecked(clones_pair.unchecked(n=n, epsilon0=epsilon0),
                                                  epsilon=epsilon)
     special = binary_rr.delta_for_epsilon.unchecked(n=n, epsilon0=epsilon0, epsilon=epsilon, ones=0)
-    return Bracket(lower=_lower_note(special.require_lower()), upper=out.upper,
-                   pair_lower=out.lower, pair_name="clones")
+    return _class_bracket(out, special.require_lower())
 
 
 @checked(n=N_PAIR, epsilon0=EPSILON0, alpha=ALPHA)
@@ -127,8 +132,7 @@ def renyi_divergence(*, n: int, epsilon0: float, alpha: float) -> Bracket:
     out = clone_pair.renyi_divergence.unchecked(clones_pair.unchecked(n=n, epsilon0=epsilon0),
                                                 alpha=alpha)
     special = binary_rr.renyi_divergence.unchecked(n=n, epsilon0=epsilon0, alpha=alpha, ones=0)
-    return Bracket(lower=_lower_note(special.require_lower()), upper=out.upper,
-                   pair_lower=out.lower, pair_name="clones")
+    return _class_bracket(out, special.require_lower())
 
 
 @checked(n=N_PAIR, epsilon0=EPSILON0, alphas=finite_orders)
