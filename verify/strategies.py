@@ -44,6 +44,9 @@ from accountant.protocols.gkm.protocol import EPSILON_PRIME, LAM, Q_DROP, S_COPI
 from accountant.protocols.randomizer import Randomizer, RandomizerMechanism
 
 __all__ = [
+    "declared_args",
+    "contract_violations",
+    "DECLARED_CAPS",
     "Real",
     "Integer",
     "Matrix",
@@ -597,3 +600,72 @@ def known_violation(cls: type, args: dict[str, Any], quantity: str,
         if k.covers(cls, args, quantity, point):
             return k.reproducer
     return None
+
+
+# ------------------------------------------------------------------ declared families
+# Caps on the drawn part of a declared domain (the edges of the domains themselves are drawn
+# by `Interval.strategy`; these keep one case under a second).
+DECLARED_CAPS: dict[str, float] = {"n": 3000, "epsilon0": 50.0, "k": 1000, "ones": 3000}
+
+
+def declared_args(cls: type, caps: Mapping[str, float] | None = None) -> Any:
+    """A hypothesis strategy of a declared family's constructor arguments, drawn from the
+    domains its declaration names (`accountant.protocols.contract.param`): declaring a
+    family is what puts it under the contract checks of `contract_violations`.
+
+    Args:
+        cls: a Mechanism subclass whose fields are all declared.
+        caps: largest value drawn, by parameter name (default `DECLARED_CAPS`).
+
+    Returns:
+        A strategy of {name: value} dicts (an optional parameter is None a third of the
+        time); relations between parameters (e.g. ones <= n - 1) are left to the record,
+        which refuses a bad draw with ParameterError.
+    """
+    from hypothesis import strategies as st
+
+    from accountant.protocols.contract import declared
+
+    caps = DECLARED_CAPS if caps is None else caps
+    parts = {}
+    for d in declared(cls):
+        drawn = d.domain.strategy(max_value=caps.get(d.name))
+        parts[d.name] = st.one_of(st.none(), drawn, drawn) if d.optional else drawn
+    return st.fixed_dictionaries(parts)
+
+
+def contract_violations(mechanism: Any) -> list[str]:
+    """Relations every family's answers must satisfy, whatever its maths: each compares a
+    certified upper end with a certified lower end of quantities whose true values are
+    ordered (epsilon(delta) and delta(epsilon) are nonincreasing, D_alpha nondecreasing in
+    alpha, D_alpha <= D_inf), so a violation is a bug in one of the two ends.
+
+    Args:
+        mechanism: a Mechanism.
+
+    Returns:
+        The violated relations, as text (empty when all hold).
+    """
+    out = []
+
+    def ends(b: Any) -> tuple[float, float]:
+        low = b.lower.lower_end() if b.lower is not None else 0.0
+        up = b.upper.upper_end() if b.upper is not None else math.inf
+        return float(low), float(up)
+
+    e_small, e_large = (ends(mechanism.epsilon_for_delta(d)) for d in (1e-9, 1e-3))
+    d_small, d_large = (ends(mechanism.delta_for_epsilon(e)) for e in (0.05, 2.0))
+    r2, r8, r_inf = (ends(b) for b in mechanism.renyi([2.0, 8.0, math.inf]))
+    pure = ends(mechanism.max_divergence())
+    checks = {
+        "epsilon(1e-9) upper >= epsilon(1e-3) lower": e_small[1] >= e_large[0],
+        "delta(0.05) upper >= delta(2) lower": d_small[1] >= d_large[0],
+        "D_8 upper >= D_2 lower": r8[1] >= r2[0],
+        "D_inf upper >= D_8 lower": pure[1] >= r8[0] and r_inf[1] >= r8[0],
+        "every end >= 0": min(e_small[0], d_small[0], r2[0], pure[0]) >= 0,
+        "delta upper <= 1 where set": d_large[1] <= 1.0 or math.isinf(d_large[1]),
+    }
+    for name, ok in checks.items():
+        if not ok:
+            out.append(f"{mechanism!r}: {name}")
+    return out

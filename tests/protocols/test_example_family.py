@@ -15,6 +15,7 @@ from typing import ClassVar
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from accountant.domains import N_PAIR, Interval
 from accountant.errors import ParameterError
@@ -28,8 +29,10 @@ from accountant.protocols.contract import (
     param,
 )
 from accountant.result import Bracket
+from verify.strategies import contract_violations, declared_args
 
-FLIP = Interval("p", 0.0, 0.5, closed="neither", note="a flip probability below 1/2")
+FLIP = Interval("p", 1e-300, 0.5, closed="neither",
+                note="a flip probability below 1/2 whose epsilon0 = log((1-p)/p) stays below 700")
 
 
 def _declare() -> type[Mechanism]:
@@ -89,7 +92,7 @@ def test_declaration_is_the_record_and_the_json(FlipRR):  # noqa: N803
     assert m.n == 1000 and isinstance(m.n, int) and m.p == 0.25
     assert m.params() == {"n": 1000, "p": 0.25}
     assert [d.name for d in declared(FlipRR)] == ["n", "p"]
-    with pytest.raises(ParameterError, match=r"p=0\.5 is outside \(0, 0\.5\)"):
+    with pytest.raises(ParameterError, match=r"p=0\.5 is outside \(1e-300, 0\.5\)"):
         FlipRR(n=10, p=0.5)
 
 
@@ -118,6 +121,14 @@ def test_drawn_from_the_declared_domains(FlipRR, n, p):  # noqa: N803
     # upper end >= lower end, both within [0, epsilon0] (D_inf = epsilon0)
     eps0 = FlipRR(n=n, p=p).epsilon0
     assert 0.0 <= float(b.lower.value) <= float(b.upper.value) <= eps0 * (1 + 1e-12)
+
+
+@settings(max_examples=10, deadline=None)
+@given(data=st.data())
+def test_the_declaration_puts_it_under_the_contract_checks(FlipRR, data):  # noqa: N803
+    """The generic draws and checks every declared family gets (tests/property)."""
+    args = data.draw(declared_args(FlipRR))
+    assert not contract_violations(FlipRR(**args))
 
 
 def test_a_forgotten_family_leaves_the_command_line():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -205,3 +206,21 @@ def test_renyi_upper_at_order_1e4_covers_a_real_pair(make, n, epsilon0, k):
     truth = _no_report_truth(n, epsilon0, k, 10000.0)
     assert 0 <= truth <= float(b.upper) <= epsilon0
     assert b.lower is None or float(b.lower) <= float(b.upper)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+@pytest.mark.parametrize("epsilon0", [360.0, 500.0, 699.5])
+def test_binary_rr_worst_case_at_epsilon0_above_355(n, epsilon0):
+    """The all-counts pass formed e^(eps + eps0) and overflowed for eps0 above ~355 (found by
+    the declared-family draws, tests/protocols/test_example_family.py): epsilon(delta) now
+    brackets the worst count's exact value (mpmath at 1000 digits over every count), and
+    delta(epsilon) too."""
+    m = BinaryRR(n=n, epsilon0=epsilon0)
+    b = m.epsilon_for_delta(1e-3)
+    d = m.delta_for_epsilon(epsilon0 / 2)
+    with oracle.digits(1000):
+        pairs = oracle.binary_rr_pairs(n, epsilon0)
+        eps = max(oracle.epsilon_for_delta(p, q, mpmath.mpf("1e-3")) for p, q in pairs)
+        dlt = max(oracle.hockey_stick(p, q, epsilon0 / 2) for p, q in pairs)
+        assert b.lower.lower_end() <= eps <= b.upper.upper_end()
+        assert d.lower.lower_end() <= dlt <= d.upper.upper_end()

@@ -170,7 +170,8 @@ def _worst_case_epsilon(n: int, epsilon0: float, delta: float,
     # the windows' residual is added to every count's delta: keep it far below delta
     tail = max(min(1e-16, delta * 1e-4), 1e-300)
     for _ in range(8):
-        rows = worst_case_pairs.unchecked(n=n, epsilon0=epsilon0, epsilon=float(best_hi), tail=tail)
+        rows = worst_case_pairs.unchecked(n=n, epsilon0=epsilon0, epsilon=float(best_hi),
+                                          tail=tail)
         offenders = sorted((r for r in rows if r[2] > delta and r[0] not in done),
                            key=lambda r: -r[2])
         if not offenders:
@@ -178,7 +179,7 @@ def _worst_case_epsilon(n: int, epsilon0: float, delta: float,
         for ones, _, _ in offenders[:8]:
             done.add(ones)
             view = view_pair.unchecked(n=n, epsilon0=epsilon0, ones=ones,
-                             tail=_tail_for(delta))
+                                       tail=_tail_for(delta))
             lo, hi = epsilon_bracket.unchecked(view, delta)
             if float(hi) > float(best_hi):
                 best_hi, worst = hi, ones

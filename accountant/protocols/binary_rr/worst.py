@@ -107,9 +107,17 @@ def coefficients(*, epsilon0: float, epsilon: float) -> tuple[float, float, floa
         (c1, c2, error): the two coefficients of g_m (module docstring) as floats and the
         absolute error bound 8 u (|c1| + |c2|) that covers both.
     """
-    e0 = math.exp(epsilon0)
-    c1 = math.exp(epsilon) * math.expm1(epsilon0 - epsilon) / (e0 + 1)
-    c2 = -math.expm1(epsilon + epsilon0) / (e0 + 1)
+    if epsilon + epsilon0 < 700.0:
+        e0 = math.exp(epsilon0)
+        c1 = math.exp(epsilon) * math.expm1(epsilon0 - epsilon) / (e0 + 1)
+        c2 = -math.expm1(epsilon + epsilon0) / (e0 + 1)
+    else:
+        # the same, divided through by e^eps0 (e^(eps + eps0) overflowed past eps0 ~ 355):
+        # c1 = -expm1(eps - eps0)/(1 + e^-eps0), c2 = -(e^eps - e^-eps0)/(1 + e^-eps0);
+        # eps + eps0 >= 700 and eps <= 700 keep both terms finite, without cancellation
+        t = math.exp(-epsilon0)
+        c1 = -math.expm1(epsilon - epsilon0) / (1 + t)
+        c2 = -(math.exp(epsilon) - t) / (1 + t)
     return c1, c2, 8 * UNIT_ROUNDOFF * (abs(c1) + abs(c2))
 
 
