@@ -62,8 +62,9 @@ TARGETS = (
 
 # the methods `accountant.protocols.contract.Mechanism` documents for every family
 CONTRACT_METHODS = frozenset({
-    "params", "view_pair", "subsampled_view_pair", "subsampled_pair", "dominating_pair", "epsilon_for_delta",
-    "delta_for_epsilon", "renyi", "max_divergence", "one_pair", "check_relations"})
+    "params", "view_pair", "subsampled_view_pair", "subsampled_pair", "dominating_pair",
+    "epsilon_for_delta", "delta_for_epsilon", "renyi", "max_divergence", "one_pair",
+    "check_relations"})
 
 SECTIONS = ("Args:", "Arguments:", "Returns:", "Yields:", "Raises:", "Examples:", "Example:",
             "Note:", "Notes:", "Attributes:", "Warns:", "See Also:", "References:")
