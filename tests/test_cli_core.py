@@ -5,6 +5,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from accountant.cli import main
 
 
@@ -69,3 +71,16 @@ def test_table_rounds_each_end_toward_its_safe_side(capsys):
     assert _fmt(1.2345678e-7, "upper") == "1.23457e-07"
     assert _fmt(1.2345678e-7, "lower") == "1.23456e-07"
     assert _fmt(1.2345678e-7, "exact") == "1.23457e-07"
+
+
+@pytest.mark.parametrize("argv", [
+    ["dp", "ldp", "--n", "1000", "--epsilon", "1", "--at-delta", "1e-6"],
+    ["dp", "k-rr", "--n", "1000", "--epsilon0", "1", "--k", "3", "--at-del", "1e-6"],
+    ["compose", "--mechanism", "ldp --n 100 --epsilon 1", "--rounds", "3", "--at-delta", "1e-5"],
+    ["compose", "--mechanism", "ldp --n 100 --epsilon0 1", "--round", "3", "--at-delta", "1e-5"],
+])
+def test_abbreviated_flags_are_refused(argv, capsys):
+    """`--epsilon` was silently read as `--epsilon0` (argparse's prefix matching): a flag is
+    taken only as spelled, anywhere on the command line."""
+    assert main(argv) == 2
+    assert capsys.readouterr().err.count("\n") == 1

@@ -56,7 +56,12 @@ _GIRGIS_ORDERS = tuple(float(a) for a in range(2, 65))
 
 
 class _SpecParser(argparse.ArgumentParser):
-    """Raises ParameterError (exit 2, one line) instead of printing usage and exiting."""
+    """Raises ParameterError (exit 2, one line) instead of printing usage and exiting; flags
+    only as spelled (no abbreviations, as on the command line itself)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise ParameterError(f"--mechanism {self.prog!r}: {message}")

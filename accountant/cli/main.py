@@ -54,7 +54,12 @@ _COMMAND_HELP = {
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that exits with status 2 and one line on stderr."""
+    """argparse that exits with status 2 and one line on stderr, and takes flags only as
+    spelled (an abbreviation such as `--epsilon` was silently read as `--epsilon0`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         sys.stderr.write(f"shuffle-accountant: {message}\n")

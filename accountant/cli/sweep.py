@@ -768,7 +768,7 @@ def _handler(args: argparse.Namespace) -> dict[str, Any]:
     own, question = _split(args.question)
     if own:  # the sweep's flags written after the question
         later = argparse.ArgumentParser(prog="shuffle-accountant sweep", add_help=False,
-                                        exit_on_error=False)
+                                        exit_on_error=False, allow_abbrev=False)
         _add_flags(later)
         try:
             extra = later.parse_args(own)
