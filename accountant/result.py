@@ -135,6 +135,13 @@ class Result:
         """Round to float in the safe direction: UPPER up, LOWER down, EXACT to nearest."""
         return rounding.to_float(self.value, toward=self.kind.value)
 
+    def __repr__(self) -> str:
+        # one line (the fields are all in to_json()): value, kind, scope and the method
+        where = f" at {self.at:g}" if self.at is not None else ""
+        order = f" order {self.order:g}" if self.order is not None else ""
+        return (f"<{self.quantity}{order}{where} = {float(self):.6g} {self.kind.value}, "
+                f"{self.scope.value}; {_short(self.method)}>")
+
     def upper_end(self) -> float:
         """A float at least the true value: the Result rounded up, its radius added.
 
@@ -314,6 +321,34 @@ class Bracket:
         return cls(lower=result if result.kind in (Kind.EXACT, Kind.LOWER) else None,
                    upper=result if result.kind in (Kind.EXACT, Kind.UPPER) else None)
 
+    def __float__(self) -> float:
+        """The certified upper end as a float (rounded up, radius added); +inf when no upper
+        end is known. What drop-in code that expects a number should read.
+
+        Returns:
+            `upper.upper_end()`, or inf.
+        """
+        return float(self.upper.upper_end()) if self.upper is not None else math.inf
+
+    def __repr__(self) -> str:
+        # one line: the two ends and where the upper end comes from (to_dict() has the rest)
+        first = self.upper or self.lower
+        name = first.quantity if first is not None else "?"
+        low = f"{float(self.lower):.6g}" if self.lower is not None else "?"
+        up = f"{float(self.upper):.6g}" if self.upper is not None else "?"
+        scope = first.scope.value if first is not None else ""
+        method = _short(self.upper.method) if self.upper is not None else ""
+        return f"<Bracket {name} in [{low}, {up}] {scope}; {method}>"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The command line's JSON of this bracket (`json_items` under its quantity's name).
+
+        Returns:
+            The dict of `json_items(quantity)`; empty when neither end is set.
+        """
+        first = self.upper or self.lower
+        return {} if first is None else self.json_items(first.quantity)
+
     def json_items(self, quantity: str) -> dict[str, Any]:
         """The CLI's JSON keys: quantity (upper), quantity_lower, quantity_<pair>_lower,
         quantity_special.
@@ -408,3 +443,7 @@ def _required(end: Result | None, which: str) -> Result:
     if end is None:
         raise ValueError(f"this bracket has no {which} end")
     return end
+
+
+def _short(text: str, width: int = 80) -> str:
+    return text if len(text) <= width else text[:width - 3] + "..."

@@ -6,7 +6,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from accountant import Direction, Kind, PrecisionError, Result, tightest
+from accountant import Bracket, Direction, Kind, PrecisionError, Result, tightest
 
 
 def _r(value, kind=Kind.UPPER, quantity="epsilon"):
@@ -57,3 +57,20 @@ def test_json_of_a_value_below_float_range_keeps_its_exponent():
     out = _r(tiny, quantity="delta").to_json()
     assert out["kind"] == "upper" and out["value"] > 0  # rounded up: the smallest subnormal
     assert out["log10_value"] == pytest.approx(-400)
+
+
+def test_brackets_and_results_behave_like_numbers_and_print_short():
+    """float(bracket) is the certified upper end (value + radius, rounded up; inf when
+    unknown); repr is one line of at most 200 characters; to_dict() is the CLI's JSON."""
+    from accountant import LDP
+    from accountant.composition import Accountant
+
+    b = LDP(n=1000, epsilon0=1.0).epsilon_for_delta(1e-6)
+    assert float(b) == float(b.upper.upper_end()) >= float(b.upper.value)
+    assert float(Bracket(lower=b.lower)) == math.inf
+    for text in (repr(b), repr(b.upper), repr(Accountant().compose(LDP(n=100, epsilon0=1.0), 3)
+                                               .get_epsilon(1e-5))):
+        assert "\n" not in text and len(text) <= 200, text
+    assert set(b.to_dict()) == set(b.json_items("epsilon")) == {
+        "epsilon", "epsilon_lower", "epsilon_clones_lower"}
+    assert Bracket().to_dict() == {}
