@@ -33,6 +33,7 @@ lower bound, each naming its route in its method.
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -156,21 +157,32 @@ class Report:
         return any(e["result"].kind is Kind.HEURISTIC for e in self.entries if "result" in e)
 
 
+# dp_accounting's NeighboringRelation members, by name (no import of dp_accounting needed)
+_DP_ACCOUNTING_RELATIONS = {"ADD_OR_REMOVE_ONE": "add-remove", "REPLACE_ONE": "substitute"}
+
+
 class Accountant:
     """A ledger of composed events answered by certified routes (module docstring).
 
     Args:
         neighboring: "substitute" (one user's data changes; dp_accounting's REPLACE_ONE) or
-            "add-remove" (one user is present or absent).
+            "add-remove" (one user is present or absent; ADD_OR_REMOVE_ONE), as text or as
+            dp_accounting's `NeighboringRelation`.
 
     Raises:
-        ParameterError: an unknown relation.
+        ParameterError: an unknown relation (dp_accounting's REPLACE_SPECIAL included).
     """
 
-    def __init__(self, neighboring: str = "substitute") -> None:
+    def __init__(self, neighboring: Any = "substitute") -> None:
+        if isinstance(neighboring, enum.Enum):  # dp_accounting.NeighboringRelation
+            relation = _DP_ACCOUNTING_RELATIONS.get(neighboring.name)
+            if relation is None:
+                raise ParameterError(f"neighboring={neighboring!r} has no counterpart here; "
+                                     "valid: ADD_OR_REMOVE_ONE, REPLACE_ONE")
+            neighboring = relation
         if neighboring not in RELATIONS:
             raise ParameterError(f"neighboring={neighboring!r} is outside {set(RELATIONS)}")
-        self._relation = neighboring
+        self._relation = str(neighboring)
         self._ledger: list[LedgerEntry] = []
 
     @property

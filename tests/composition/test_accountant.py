@@ -237,3 +237,14 @@ def test_unsupported_events_and_empty_ledgers_raise():
         Accountant(neighboring="replace")
     with pytest.raises(ParameterError):
         Subsampled(LaplaceNoise(1.0), 0.0)
+
+
+def test_dp_accounting_neighboring_relation_is_accepted():
+    """dp_accounting's NeighboringRelation names the same relations as our strings; its
+    REPLACE_SPECIAL has no counterpart and is refused in one line."""
+    dp_accounting = pytest.importorskip("dp_accounting")
+    rel = dp_accounting.NeighboringRelation
+    assert Accountant(rel.ADD_OR_REMOVE_ONE).neighboring == "add-remove"
+    assert Accountant(rel.REPLACE_ONE).neighboring == "substitute"
+    with pytest.raises(ParameterError, match="REPLACE_SPECIAL"):
+        Accountant(rel.REPLACE_SPECIAL)
