@@ -361,10 +361,15 @@ def truncate(pmf: LossPmf, tail: float) -> LossPmf:
         infinity = rounding.up(infinity + right_mass)
     else:
         kept[-1] += right_mass
-    # the two partial sums are within sum_relative_error of the moved entries
+    # the two partial sums are within sum_relative_error of the moved entries; the one
+    # addition into the kept end entry multiplies that entry (true part and error part) by
+    # 1 + theta, |theta| <= u: one u more in the relative ledger (a measure with relative = 0
+    # had no slack for it; found by the mutation run)
     moved = (left_mass + right_mass) * rounding.sum_relative_error(probs.size) * 2
     return replace(pmf, offset=pmf.offset + first, mass=kept, infinity=infinity,
-                   error=rounding.up(pmf.error + moved + 4 * _U * (left_mass + right_mass)))
+                   relative=rounding.up(pmf.relative + _U * (1 + pmf.relative)),
+                   error=rounding.up((pmf.error + moved + 4 * _U * (left_mass + right_mass))
+                                     * (1 + _U)))
 
 
 @checked(rounds=ROUNDS)
