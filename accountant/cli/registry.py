@@ -16,56 +16,17 @@ object (e.g. {"params": ..., "epsilon": ..., "delta": ...}); `main` adds "comman
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
+
+from accountant.cli.spec import EXIT_STATUS, BoundSpec, Handler, ProtocolSpec
 
 __all__ = ["ProtocolSpec", "BoundSpec", "Handler", "ProtocolEntry", "PROTOCOLS",
            "AUDIT_REPORT", "AUDIT_PAPERS",
            "PROTOCOL_COMMANDS", "COMMANDS", "EXTRA_HANDLERS", "BOUND_FACE", "EXIT_STATUS",
            "load", "protocol_spec", "protocol_entries"]
-
-Handler = Callable[[argparse.Namespace], dict[str, Any]]
-
-# A handler's result may carry this key with a nonzero int: the process then exits with it
-# (the key is not printed). selfcheck uses it when it finds violations.
-EXIT_STATUS = "exit_status"
-
-
-@dataclass(frozen=True)
-class ProtocolSpec:
-    """A protocol's command-line face.
-
-    Attributes:
-        name: the CLI name, e.g. "binary-rr".
-        summary: one line for --help.
-        add_arguments: adds the protocol's own flags to a subparser.
-        handlers: command name ("dp", "rdp", ...) -> handler.
-    """
-
-    name: str
-    summary: str
-    add_arguments: Callable[[argparse.ArgumentParser], None]
-    handlers: dict[str, Handler] = field(default_factory=dict)
-    # builds the protocol's contract object from parsed flags (used by `compose`)
-    mechanism: Callable[[argparse.Namespace], Any] | None = None
-    # flags that only some commands take (e.g. simulate's --literal-trials): command -> adder
-    command_arguments: dict[str, Callable[[argparse.ArgumentParser], None]] = field(
-        default_factory=dict)
-
-
-@dataclass(frozen=True)
-class BoundSpec:
-    """A closed-form bound's command-line face (`shuffle-accountant bound NAME`)."""
-
-    name: str
-    summary: str
-    add_arguments: Callable[[argparse.ArgumentParser], None]
-    handler: Handler
-
 
 @dataclass(frozen=True)
 class ProtocolEntry:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from accountant.cli.registry import EXIT_STATUS
+from accountant.cli.spec import EXIT_STATUS
 from accountant.cli.types import integer, real
 from accountant.domains import Interval
 

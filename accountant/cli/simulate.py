@@ -21,7 +21,7 @@ from accountant.cli.faces import balcer_cheu as bc_cli
 from accountant.cli.faces import ggkpv as ggkpv_cli
 from accountant.cli.faces import ggkpv_countmin as countmin_cli
 from accountant.cli.faces import gkm as gkm_cli
-from accountant.cli.registry import Handler
+from accountant.cli.spec import Handler
 from accountant.distributions import binomial
 from accountant.errors import ParameterError, RegimeError
 from accountant.pmf import product, shift

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from accountant.cli.registry import ProtocolSpec
+from accountant.cli.spec import ProtocolSpec
 from accountant.cli.types import ONES, UNIT_EPSILON, UNIT_OPEN, USERS, integer, real
 from accountant.domains import DELTA, Interval
 from accountant.errors import ParameterError

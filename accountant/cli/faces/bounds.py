@@ -13,7 +13,7 @@ from typing import Any
 
 from accountant.bounds import balcer_cheu_2020 as bc20
 from accountant.bounds import balle_2019, erlingsson_2019, feldman_2020, girgis_2021
-from accountant.cli.registry import BoundSpec
+from accountant.cli.spec import BoundSpec
 from accountant.cli.types import (
     ALPHABET,
     AT_DELTA,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from accountant.cli.faces.common import contract_handlers
-from accountant.cli.registry import ProtocolSpec
+from accountant.cli.spec import ProtocolSpec
 from accountant.cli.types import integer, real
 from accountant.protocols.contract import Mechanism, declared
 

@@ -14,7 +14,7 @@ import argparse
 from typing import Any
 
 from accountant.cli.faces.common import contract_handlers, dp_body
-from accountant.cli.registry import ProtocolSpec
+from accountant.cli.spec import ProtocolSpec
 from accountant.cli.types import NOISE_EPSILON, USERS_PAIR, integer, real
 from accountant.domains import DELTA, Interval
 from accountant.errors import ParameterError

@@ -13,7 +13,7 @@ import argparse
 from typing import Any
 
 from accountant.cli.faces.common import contract_handlers
-from accountant.cli.registry import ProtocolSpec
+from accountant.cli.spec import ProtocolSpec
 from accountant.cli.types import USERS_PAIR, integer
 from accountant.domains import Interval
 from accountant.errors import ParameterError

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from accountant.cli.registry import ProtocolSpec
+from accountant.cli.spec import ProtocolSpec
 from accountant.cli.types import EPSILON, ONES, UNIT_OPEN, USERS, integer, real
 from accountant.domains import Interval
 from accountant.errors import ParameterError
