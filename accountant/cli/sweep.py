@@ -530,7 +530,8 @@ class _Table:
                 import pyarrow  # noqa: F401
             except ImportError:
                 raise ParameterError(f"--out {out}: Parquet output needs pyarrow, which is "
-                                     "not installed (pip install pyarrow); or name a .csv "
+                                     "not installed (pip install 'shuffle-accountant"
+                                     "[parquet]'); or name a .csv "
                                      "file") from None
             if out.exists() and not self.journal.exists():
                 self._write_all(self.journal, self._read_parquet())
