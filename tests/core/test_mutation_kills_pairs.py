@@ -169,3 +169,23 @@ def test_hockey_stick_terms_zero_beyond_e_eps0():
     pair = clones.fmt_clones(n=2, epsilon0=1.0)
     lo, hi = clones.hockey_stick_terms(pair, np.arange(5), math.exp(1.5))
     assert np.array_equal(lo, np.zeros(5)) and np.array_equal(hi, np.zeros(5))
+
+
+def test_block_log_masses_of_blocks_of_many_counts_are_upper_ends():
+    """count_block_log_masses on blocks holding many counts (the open gap of the third run:
+    with one count per block, log(sum) = 0 hid a sign error there): each block's log mass is
+    at least the exact log of its Bin(n, q) mass (mpmath, 60 digits) and within 1e-9 of it."""
+    import mpmath
+
+    from accountant.pairs.clones import count_block_log_masses
+
+    n, q = 5000, mpmath.mpf(0.37)
+    starts = np.array([1700, 1800, 1850, 1900, 2000])
+    ends = np.array([1799, 1849, 1899, 1999, 2100])
+    got = count_block_log_masses(n, float(q), starts, ends)
+    with mpmath.workdps(60):
+        qq = mpmath.mpf(float(q))
+        for g, a, b in zip(got, starts, ends, strict=True):
+            exact = mpmath.log(mpmath.fsum(mpmath.binomial(n, c) * qq ** c * (1 - qq) ** (n - c)
+                                           for c in range(int(a), int(b) + 1)))
+            assert exact <= g <= exact + 1e-9, (a, b, g, exact)
