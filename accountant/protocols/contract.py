@@ -31,6 +31,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from accountant.domains import ALPHA, DELTA, EPSILON, SAMPLING_RATE, Interval
 from accountant.errors import ParameterError
 from accountant.pairs.clones import ClonePair
+from accountant.pairs.subsampled_count import COUNT_RELATIONS
 from accountant.result import Bracket
 from accountant.view import ViewPair
 
@@ -230,9 +231,8 @@ class Mechanism(abc.ABC):
             ParameterError: rate outside (0, 1] or an unknown relation.
         """
         SAMPLING_RATE.named("rate").check(rate)
-        if relation not in ("substitute", "add-remove"):
-            raise ParameterError(f"relation={relation!r} is outside {{'substitute', "
-                                 "'add-remove'}")
+        if relation not in COUNT_RELATIONS:
+            raise ParameterError(f"relation={relation!r} is outside {set(COUNT_RELATIONS)}")
         return self.subsampled_pair(float(rate), relation)
 
     def subsampled_pair(self, rate: float, relation: str) -> ViewPair | None:
