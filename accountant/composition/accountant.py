@@ -612,7 +612,7 @@ class Accountant:
 
     # ------------------------------------------------------------------ exports
     def loss_pmfs(self, discretization: float, *, pessimistic: bool = True,
-                  tail: float = 1e-15) -> list[pld.LossPmf]:
+                  tail: float = 1e-15, connect: bool = False) -> list[pld.LossPmf]:
         """The composed discretised PLD of the ledger's dominating pairs (both orders, or one
         when every pair is symmetric), with its error ledger: the object to export
         (`interop.to_dp_accounting_pld`) or to read with `pld.delta_of`/`pld.epsilon_of`.
@@ -621,6 +621,8 @@ class Accountant:
             discretization: grid width.
             pessimistic: upper (True) or lower (False) measures.
             tail: truncation threshold per step (moved in the safe direction).
+            connect: connect-the-dots measures where the pairs have them (tighter on a
+                coarse grid; docs/conversions.md#connect-the-dots).
 
         Returns:
             One or two `LossPmf`s.
@@ -633,7 +635,8 @@ class Accountant:
             raise ParameterError("no PLD for " + (", ".join(missing) or "an empty ledger"))
         return pld.compose_measures([(e.upper_source, e.count) for e in self._ledger
                                      if e.upper_source is not None],
-                                    discretization, pessimistic=pessimistic, tail=tail)
+                                    discretization, pessimistic=pessimistic, tail=tail,
+                                    connect=connect)
 
 
 def _view_entry(view: ViewPair, count: int) -> LedgerEntry:

@@ -37,7 +37,13 @@ import mpmath
 import numpy as np
 from scipy import special
 
-from accountant.composition.pld import LossPmf, LossPmfSource, grid_index, pmf_from_entries
+from accountant.composition.pld import (
+    LossPmf,
+    LossPmfSource,
+    grid_index,
+    pmf_from_entries,
+    split_pmf,
+)
 from accountant.composition.rdp import DEFAULT_ORDERS, RdpCurve
 from accountant.domains import DELTA, EPSILON, Interval
 from accountant.errors import ParameterError, PrecisionError
@@ -214,10 +220,11 @@ class NoisePair(LossPmfSource):
             lo[mid] = np.maximum(1 - s1 * np.exp(e1) - s2 * np.exp(e2) - 4 * _U, 0.0)
         return lo, np.minimum(hi, 1.0)
 
-    def _upper_mass(self, a: np.ndarray, b: np.ndarray,
-                    order: str) -> tuple[np.ndarray, np.ndarray]:
-        """Bounds on the upper law's mass of [a, b] (mixture of shifted noises)."""
-        upper, _ = self._mixtures(order)
+    def _upper_mass(self, a: np.ndarray, b: np.ndarray, order: str,
+                    law: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Bounds on the upper law's (law=1: the lower law's) mass of [a, b] (mixture of
+        shifted noises)."""
+        upper = self._mixtures(order)[law]
         t = 1.0 / self.scale
         lo = np.zeros(np.shape(a))
         hi = np.zeros(np.shape(a))
@@ -292,18 +299,181 @@ class NoisePair(LossPmfSource):
             index = np.concatenate([index, index[-1:]])
         return pmf_from_entries(index, mass, width, infinity, pessimistic)
 
-    def loss_pmfs(self, width: float, pessimistic: bool, tail: float) -> list[LossPmf]:
+    def _crossings(self, levels: np.ndarray, z_lo: float, z_hi: float, order: str,
+                   width: float) -> tuple[np.ndarray, np.ndarray]:
+        """For each level (decreasing), points lo < hi with L(lo) - margin >= level >=
+        L(hi) + margin (certified sides) and L(lo) - L(hi) <= width/1000, or the z-interval
+        too narrow to split further: the sliver [lo, hi] holds the crossing."""
+        grid = np.linspace(z_lo, z_hi, int(min(max(2 * levels.size, 2), 4_000_000)))
+        values, margins = self.loss(grid, order)
+        above = values - margins                 # certified lower bounds of L
+        below = values + margins                 # certified upper bounds of L
+        # lo: the last grid point certified above the level; hi: the first certified below
+        i_lo = np.searchsorted(-above, -levels, side="right") - 1
+        i_hi = np.searchsorted(-below, -levels, side="left")
+        lo = grid[np.clip(i_lo, 0, grid.size - 1)]
+        hi = grid[np.clip(i_hi, 0, grid.size - 1)]
+        l_lo, _ = self.loss(lo, order)
+        l_hi, _ = self.loss(hi, order)
+        live = np.ones(levels.size, dtype=bool)
+        for _ in range(120):
+            live &= (l_lo - l_hi > 1e-5 * width) & (hi - lo > 4e-16 * (1 + np.abs(hi)))
+            if not np.any(live):
+                break
+            idx = np.flatnonzero(live)
+            level, a, b = levels[idx], lo[idx], hi[idx]
+            mid = 0.5 * (a + b)
+            l_m, m_m = self.loss(mid, order)
+            up, down = l_m - m_m >= level, l_m + m_m <= level
+            # the midpoint within the margins of the level: try the quarter points
+            q1, q3 = 0.5 * (a + mid), 0.5 * (mid + b)
+            l_1, m_1 = self.loss(q1, order)
+            l_3, m_3 = self.loss(q3, order)
+            stuck = ~(up | down)
+            up1, down3 = stuck & (l_1 - m_1 >= level), stuck & (l_3 + m_3 <= level)
+            lo[idx] = np.where(up, mid, np.where(up1, q1, a))
+            l_lo[idx] = np.where(up, l_m, np.where(up1, l_1, l_lo[idx]))
+            hi[idx] = np.where(down, mid, np.where(down3, q3, b))
+            l_hi[idx] = np.where(down, l_m, np.where(down3, l_3, l_hi[idx]))
+            live[idx[~(up | down | up1 | down3)]] = False
+        return lo, hi
+
+    def _range(self, a: np.ndarray, b: np.ndarray,
+               order: str) -> tuple[np.ndarray, np.ndarray]:
+        """Certified (top, bottom) of the losses on [a, b] (L is nonincreasing in z)."""
+        l_a, m_a = self.loss(a, order)
+        l_b, m_b = self.loss(b, order)
+        return l_a + m_a, l_b - m_b
+
+    def _connected(self, order: str, width: float, pessimistic: bool,
+                   tail: float) -> LossPmf:
+        """The connect-the-dots measure of one order (docs/conversions.md#connect-the-dots):
+        the x-axis cut where the loss crosses each grid value, each piece's P-mass split
+        between the grid values around its losses so that the split keeps its Q-mass."""
+        upper, _ = self._mixtures(order)
+        centres = [c for _, _, c in upper]
+        if self.family == "gaussian":
+            reach = math.sqrt(2 * math.log(16.0 / tail))
+        else:
+            reach = math.log(8.0 / tail)
+        z_lo, z_hi = min(centres) - reach, max(centres) + reach
+        l_top, m_top = self.loss(np.array([z_lo]), order)
+        l_bot, m_bot = self.loss(np.array([z_hi]), order)
+        k_hi = math.floor(float(l_top[0] - m_top[0]) / width)
+        k_lo = math.ceil(float(l_bot[0] + m_bot[0]) / width)
+        if k_hi - k_lo > _MAX_CELLS:
+            raise PrecisionError(f"PLD discretization={width:g} needs {k_hi - k_lo} cells "
+                                 f"for {self.family} noise (limit {_MAX_CELLS})")
+        levels = np.arange(k_hi, k_lo - 1, -1, dtype=float) * width
+        lo, hi = self._crossings(levels, z_lo, z_hi, order, width)
+        # the centres too: Laplace's loss is constant outside them (a flat piece is one
+        # atom), and a cut inside a piece keeps both halves within its grid cell
+        hull = [c for law in self._mixtures(order) for _, _, c in law]
+        edges = np.concatenate(([z_lo], np.stack([lo, hi], axis=1).ravel(), [z_hi]))
+        edges = np.maximum.accumulate(edges)
+        edges = np.unique(np.concatenate([edges, [c for c in hull if z_lo < c < z_hi]]))
+        a, b = edges[:-1], edges[1:]
+        # a piece whose losses reach past one grid cell (a crossing not certified on one
+        # side, a piece ending on a flat stretch at a grid value): cut it in 64, up to 4
+        # times, so that all but tiny-range pieces fit in one cell
+        for _ in range(4):
+            top, bot = self._range(a, b, order)
+            j = np.floor(bot / width - 4 * _U * np.abs(bot / width))
+            ceil_top = np.ceil(top / width + 4 * _U * np.abs(top / width))
+            bad = (ceil_top - j > 1) & (top - bot > 2e-5 * width) & (b > a)
+            if not np.any(bad):
+                break
+            cuts = a[bad][:, None] + (b - a)[bad][:, None] * np.linspace(0, 1, 65)[None, :]
+            keep_a, keep_b = a[~bad], b[~bad]
+            a = np.concatenate([keep_a, cuts[:, :-1].ravel()])
+            b = np.concatenate([keep_b, cuts[:, 1:].ravel()])
+            order_ = np.argsort(a, kind="stable")
+            a, b = a[order_], b[order_]
+        top, bot = self._range(a, b, order)
+        p_lo, p_hi = self._upper_mass(a, b, order)
+        q_lo, q_hi = self._upper_mass(a, b, order, law=1)
+        j = np.floor(bot / width - 4 * _U * np.abs(bot / width))
+        ceil_top = np.ceil(top / width + 4 * _U * np.abs(top / width))
+        fits = (ceil_top - j <= 1) & (p_hi > 0)
+        sliver = ~fits & (top - bot <= 2e-5 * width) & (p_hi > 0)
+        wide = ~fits & ~sliver & (p_hi > 0)
+        sign = 1.0 if pessimistic else -1.0
+        span = -math.expm1(-width)
+        # pieces within one grid cell [j, j+1]: f = (1 - (Q/P) e^(j width)) / (1 - e^-width)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r_up = np.where(p_lo > 0, q_hi / p_lo, np.inf) * np.exp(j * width) * (1 + 8 * _U)
+            r_dn = np.where(p_hi > 0, q_lo / p_hi, 0.0) * np.exp(j * width) * (1 - 8 * _U)
+        f_hi = np.clip((1 - r_dn) / span * (1 + 8 * _U), 0.0, 1.0)
+        f_lo = np.clip((1 - r_up) / span * (1 - 8 * _U), 0.0, 1.0)
+        f = f_hi if pessimistic else f_lo
+        mass = p_hi if pessimistic else p_lo
+        index = [j[fits], j[fits] + 1]
+        masses = [mass[fits] * (1 - f[fits]), mass[fits] * f[fits]]
+        # the upper pieces' excess over the exact split: the excess mass counts as moved;
+        # the split's uncertainty f_hi - f_lo shifts the coupling's mean by at most
+        # (f_hi - f_lo) width (drift) where it is below 1e-4, else counts as moved
+        phi = np.where(fits, f_hi - f_lo, 0.0)
+        loose = phi > 1e-4
+        moved = float(np.sum((p_hi - p_lo)[fits])) + float(np.sum((p_hi * phi)[loose]))
+        split_drift = float(np.max(phi[~loose], initial=0.0)) * width if pessimistic else 0.0
+        # slivers: an atom at the top of the piece (upper) or its bottom (lower)
+        at = top[sliver] if pessimistic else bot[sliver]
+        z = at / width
+        z = z + sign * 6 * _U * np.abs(z)
+        k = np.floor(z)
+        t = (z - k) * width
+        fb = np.expm1(-t) / np.expm1(-width)
+        fb = np.clip(fb * (1 + sign * 16 * _U), 0.0, 1.0)
+        index += [k, k + 1]
+        masses += [mass[sliver] * (1 - fb), mass[sliver] * fb]
+        moved += float(np.sum((p_hi - p_lo)[sliver]))
+        # wider pieces (not expected): rounded up (or down); the lower end undoes them
+        index.append(ceil_top[wide] if pessimistic else j[wide])
+        masses.append(mass[wide])
+        moved += float(np.sum(p_hi[wide]))
+        raise_ = float(np.max((top - bot)[sliver], initial=0.0))
+        infinity = 0.0
+        left_out = self._upper_mass(np.array([-np.inf]), np.array([z_lo]), order)[1][0]
+        right_out = self._upper_mass(np.array([z_hi]), np.array([np.inf]), order)[1][0]
+        if pessimistic:
+            infinity = rounding.up(left_out)
+            index.append(np.array([math.ceil(float(l_bot[0] + m_bot[0]) / width)]))
+            masses.append(np.array([right_out]))
+            moved += left_out + right_out
+        # coupling: given the piece, L' is independent of the loss inside it: both vary
+        # within one grid cell, a sub-Gaussian proxy of 2 width^2 / 4 (spread 2 width^2)
+        return split_pmf(np.concatenate(index), np.concatenate(masses), width, pessimistic,
+                         infinity, rounding.up(moved * (1 + 1e-9)),
+                         drift=(width * width / 8 + raise_ + split_drift) * (1 + 1e-9),
+                         spread=2 * width * width * (1 + 1e-9))
+
+    @property
+    def connects(self) -> bool:
+        """True: connect-the-dots measures of the pair itself."""
+        return True
+
+    @property
+    def self_coupled(self) -> bool:
+        """True: the upper measure also gives the lower end."""
+        return True
+
+    def loss_pmfs(self, width: float, pessimistic: bool, tail: float,
+                  connect: bool = False) -> list[LossPmf]:
         """The discretised PLDs, one per order (`orders`).
 
         Args:
             width: grid width Delta.
             pessimistic: upper (True) or lower (False) measure.
             tail: about the upper mass left outside the x-range (to +inf when pessimistic).
+            connect: connect-the-dots measures (`_connected`).
 
         Returns:
             One `LossPmf` per order.
         """
         tail = min(max(tail, 1e-300), 1e-3)
+        if connect:
+            return [self._connected(order, width, pessimistic, tail)
+                    for order in self.orders()]
         return [self._one(order, width, pessimistic, tail) for order in self.orders()]
 
 

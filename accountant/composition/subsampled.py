@@ -22,12 +22,18 @@ with numpy from certified log-PMFs.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from accountant.composition.pld import LossPmf, LossPmfSource, grid_index, pmf_from_entries
+from accountant.composition.pld import (
+    LossPmf,
+    LossPmfSource,
+    connected_pmf,
+    grid_index,
+    pmf_from_entries,
+)
 from accountant.divergence.common import ULP_SLACK
 from accountant.domains import PROBABILITY
 from accountant.errors import ParameterError
@@ -71,23 +77,37 @@ class SubsampledPair(LossPmfSource):
         return {**dict(self.pair.description), "sampling_rate": self.sampling_rate,
                 "relation": self.relation}
 
-    def loss_pmfs(self, width: float, pessimistic: bool, tail: float) -> list[LossPmf]:
+    def loss_pmfs(self, width: float, pessimistic: bool, tail: float,
+                  connect: bool = False) -> list[LossPmf]:
         """The discretised PLDs: [symmetric] (substitute) or [P||Q, Q||P] (add/remove).
 
         Args:
             width: grid width.
             pessimistic: upper (True) or lower (False) measure.
             tail: mass allowed outside the windows (to +inf when pessimistic).
+            connect: connect-the-dots upper measures (add/remove only: the substitute
+                measure bounds blocks of M by their first M, not an exact pair).
 
         Returns:
             One or two `LossPmf`s.
         """
         if self.relation == "substitute":
-            return [self._substitute(width, pessimistic, tail)]
-        return self._add_remove(width, pessimistic, tail)
+            return [self._substitute(width, pessimistic, tail, connect=connect)]
+        return self._add_remove(width, pessimistic, tail, connect)
+
+    @property
+    def connects(self) -> bool:
+        """True: connect-the-dots measures in both directions."""
+        return True
+
+    @property
+    def self_coupled(self) -> bool:
+        """True for add/remove (exact atoms); False for substitute, whose upper measure
+        bounds blocks of M by their first M (a dominating pair, not the pair itself)."""
+        return self.relation != "substitute"
 
     def _substitute(self, width: float, pessimistic: bool, tail: float,
-                    blocks: int = 16) -> LossPmf:
+                    blocks: int = 16, connect: bool = False) -> LossPmf:
         """The substitute relation's symmetric PLD (module docstring; docs section).
 
         Given M (other users that are absent or clones; revealed), C ~ Bin(M, p'),
@@ -95,7 +115,9 @@ class SubsampledPair(LossPmfSource):
         P(a,b) = B_c(a) pi(c) [(1-q) + q rho 2(w a + w' b)/c], Q with w, w' swapped; the
         differing user in the w* block (mass q w*) has loss 0. The pair at M is the pair at
         M' < M plus independent clones (a post-processing), so M-blocks are bounded by the
-        pair at their first M (pessimistic) or last M (optimistic).
+        pair at their first M (pessimistic) or last M (optimistic). `connect`: the
+        connect-the-dots measure (`pld.connected_pmf`) of those block pairs; the upper one
+        gets spread inf (its lower reading would bound the dominating pair, not this one).
         """
         q, pair = float(self.sampling_rate), self.pair
         n_other, p0 = int(pair.others), pair.clone_probability
@@ -108,6 +130,7 @@ class SubsampledPair(LossPmfSource):
         err_m = log_pmf_error(log_pm) + 16 * _U * n_other + ULP_SLACK
         weights = np.exp(log_pm + sign * err_m)
         edges = np.unique(np.linspace(0, ms.size, min(blocks, ms.size) + 1).astype(int))
+        raw: list[tuple[np.ndarray, ...]] = []
         log_w, log_w1 = math.log(pair.w), math.log(pair.w_prime)
         log_q = math.log(q)
         log_1q = math.log1p(-q) if q < 1 else -math.inf
@@ -142,17 +165,34 @@ class SubsampledPair(LossPmfSource):
             with np.errstate(invalid="ignore"):
                 loss = (core_p - core_q)[live]
             margin = 2 * err[live] + 32 * _U * (np.abs(core_p[live]) + np.abs(core_q[live]) + 1)
+            if connect:
+                # central block weight: a sum of central masses within err_m (+ the sum)
+                log_block = math.log(max(float(np.sum(np.exp(log_pm[i0:i1]))), 1e-320))
+                block_err = float(np.max(err_m[i0:i1])) + 1e-12
+                raw.append((loss, margin, log_block + lbc[live] + core_p[live],
+                            err[live] + block_err + 8 * _U))
+                continue
             mass = np.exp(math.log(max(block_w, 1e-320)) + lbc[live] + core_p[live]
                           + sign * err[live]) * (1 + sign * 8 * _U)
             indices.append(grid_index(loss, margin, width, pessimistic))
             masses.append(mass)
+        if connect:
+            if pair.w_star > 0:   # the differing user in the w* block: loss 0
+                raw.append((np.zeros(1), np.zeros(1), np.array([math.log(q * pair.w_star)]),
+                            np.array([8 * _U])))
+            cols = [np.concatenate(parts) for parts in zip(*raw, strict=True)]
+            pmf = connected_pmf(cols[0], cols[1], cols[2], cols[3], width, 0.0,
+                                moved=rounding.up(outside + tail / 4),
+                                pessimistic=pessimistic)
+            return replace(pmf, spread=math.inf) if pessimistic else pmf
         indices.append(np.array([0.0]))
         masses.append(np.array([q * pair.w_star * (1 + sign * 8 * _U)]))
         infinity = rounding.up(outside + tail / 4) if pessimistic else 0.0
         return pmf_from_entries(np.concatenate(indices), np.concatenate(masses), width,
                                 infinity, pessimistic)
 
-    def _add_remove(self, width: float, pessimistic: bool, tail: float) -> list[LossPmf]:
+    def _add_remove(self, width: float, pessimistic: bool, tail: float,
+                    connect: bool = False) -> list[LossPmf]:
         q = float(self.sampling_rate)
         n_other = int(self.pair.others)
         r = math.exp(-self.pair.epsilon0)            # clone probability of a participant
@@ -164,6 +204,7 @@ class SubsampledPair(LossPmfSource):
         err_m = log_pmf_error(log_pm) + 16 * _U * (ms + (n_other - ms)) + ULP_SLACK
         sign = 1.0 if pessimistic else -1.0
         out: list[list[np.ndarray]] = [[], [], [], []]   # index/mass for both orders
+        errs: list[list[np.ndarray]] = [[], []]           # log-mass errors (connect)
         log_out_k = -math.inf
         log_q = math.log(q)
         log_1q = math.log1p(-q) if q < 1 else -math.inf
@@ -183,6 +224,13 @@ class SubsampledPair(LossPmfSource):
                 live = np.isfinite(la)
                 with np.errstate(invalid="ignore"):
                     loss = np.where(np.isfinite(lb_), la - lb_, np.inf)[live]
+                if connect:
+                    # central log-masses; their error bound goes to the split's ledger
+                    # (the lower measure: the same atoms, read from below)
+                    out[2 * side].append(loss)
+                    out[2 * side + 1].append(lpm + la[live])
+                    errs[side].append(err[live] + 4 * _U)
+                    continue
                 mass = np.exp(lpm + la[live] + sign * err[live]) * (1 + sign * 4 * _U)
                 out[2 * side].append(loss)
                 out[2 * side + 1].append(mass)
@@ -190,6 +238,20 @@ class SubsampledPair(LossPmfSource):
         outside = 2 * math.exp(log_out_m) + 2 * math.exp(log_out_k) if pessimistic else 0.0
         for side in (0, 1):
             loss = np.concatenate(out[2 * side])
+            if connect:
+                log_mass = np.concatenate(out[2 * side + 1])
+                err = np.concatenate(errs[side])
+                atoms = np.isposinf(loss)
+                finite = ~atoms
+                margin = 32 * _U * (np.abs(loss[finite]) + math.log(n_other + 2) + 1)
+                pmf = connected_pmf(loss[finite], margin, log_mass[finite], err[finite],
+                                    width, float(np.sum(np.exp(log_mass[atoms]))),
+                                    moved=rounding.up(outside + tail / 4),
+                                    pessimistic=pessimistic)
+                # the +inf atom is a sum of central masses: its relative error as well
+                inf_rel = float(np.expm1(np.max(err[atoms], initial=0.0))) + 1e-12
+                result.append(replace(pmf, relative=rounding.up(max(pmf.relative, inf_rel))))
+                continue
             mass = np.concatenate(out[2 * side + 1])
             atoms = np.isposinf(loss)
             infinity = float(np.sum(mass[atoms])) * (1 + sign * 1e-12)
