@@ -220,3 +220,28 @@ def test_a_subnormal_delta_keeps_the_coupling_shift():
         for m in pld.compose_measures([(view, 1)], width, tail=1e-300, connect=True):
             assert pld.lower_epsilon_of(m, 5e-324) <= truth
             assert pld.lower_delta_of(m, float(truth) * 0.999) <= 1.0
+
+
+def _gaussian_h(mu: float, eps: float) -> mpmath.mpf:
+    # the Gaussian mechanism's privacy profile (Balle and Wang 2018), mu = sqrt(T)/sigma
+    mu, eps = mpmath.mpf(mu), mpmath.mpf(eps)
+    return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.e ** eps * mpmath.ncdf(-eps / mu - mu / 2)
+
+
+@pytest.mark.parametrize("sigma, rounds", [(1.0, 1), (2.0, 16), (0.8, 9)])
+@pytest.mark.parametrize("width", [0.05, 0.004])
+def test_gaussian_noise_connect_measures_bracket_the_closed_form(sigma, rounds, width):
+    # T unsampled Gaussian rounds are one Gaussian with mu = sqrt(T)/sigma: both ends of the
+    # continuous connect-the-dots measure (pieces cut at grid crossings) around it
+    from accountant.composition.noise import NoisePair
+
+    pair = NoisePair("gaussian", sigma, 1.0, "add-remove")
+    measures = pld.compose_measures([(pair, rounds)], width, tail=1e-18, connect=True)
+    mu = math.sqrt(rounds) / sigma
+    for eps in (0.0, 0.5, 1.5, 3.0):
+        truth = _gaussian_h(mu, eps)
+        assert max(pld.lower_delta_of(m, eps) for m in measures) <= truth
+        assert truth <= max(pld.delta_of(m, eps) for m in measures)
+    # not vacuous: the upper end is second order in the width
+    top = max(pld.delta_of(m, 1.0) for m in measures)
+    assert top <= _gaussian_h(mu, 1.0) * (1 + 0.05) + 1e-12
