@@ -17,11 +17,12 @@ Run: python benchmarks/bench_composition_peers.py [--quick]   (--quick: part 1 o
 from __future__ import annotations
 
 import resource
-import statistics
 import sys
 import time
 from collections.abc import Callable
 from typing import Any
+
+from timing import timed
 
 from accountant.composition import Accountant, GaussianNoise, Subsampled
 from accountant.composition.interop import to_dp_accounting_pld
@@ -32,12 +33,7 @@ DELTA = 1e-5
 
 def cpu(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, Any]:
     """(median CPU seconds of `repeat` calls, the last result)."""
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.process_time()
-        out = fn()
-        times.append(time.process_time() - t0)
-    return statistics.median(times), out
+    return timed(fn, repeat, clock=time.process_time)
 
 
 def peak_gib() -> float:
