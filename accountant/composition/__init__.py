@@ -8,6 +8,7 @@ from accountant.composition.accountant import (
     LaplaceNoise,
     Subsampled,
 )
+from accountant.composition.calibration import Calibration, calibrate, noise_multiplier
 from accountant.composition.conversion import (
     delta_best,
     delta_cks,
@@ -35,6 +36,9 @@ __all__ = [
     "GaussianNoise",
     "LaplaceNoise",
     "Subsampled",
+    "Calibration",
+    "calibrate",
+    "noise_multiplier",
     "RdpCurve",
     "DEFAULT_ORDERS",
     "epsilon_mironov",

@@ -510,6 +510,7 @@ def truncate(pmf: LossPmf, tail: float) -> LossPmf:
 
 
 _MAX_POWER_LENGTH = 1 << 24
+_MIN_WIDTH = 1e-6
 
 
 def _logsumexp(x: np.ndarray) -> float:
@@ -1010,7 +1011,7 @@ def _width_for_gap(mechanisms: list[tuple[PairSource, int]], delta: float,
     if not (math.isfinite(estimate) and estimate > 0 and math.isfinite(spread)):
         return None
     target = 0.6 * relative_gap * estimate
-    return min(2e-4, target / math.sqrt(spread * math.log(10 / delta) / 2))
+    return min(2e-4, max(_MIN_WIDTH, target / math.sqrt(spread * math.log(10 / delta) / 2)))
 
 
 @checked(mechanisms=check_items, delta=DELTA, epsilon=EPSILON,
@@ -1086,7 +1087,11 @@ def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float 
     refinements = 0
     while (discretization is None and lower is not None and refinements < max_refinements
            and math.isfinite(upper) and upper - lower > relative_gap * upper):
-        new_width = width * 0.8 * relative_gap * upper / (upper - lower)
+        # never below 1e-6 (the rounded scheme's floor): a tiny epsilon asks for a grid
+        # whose pieces and FFTs would not fit in memory
+        new_width = max(width * 0.8 * relative_gap * upper / (upper - lower), _MIN_WIDTH)
+        if new_width >= width:
+            break
         try:
             upper, lower, err = _evaluate(mechanisms, new_width, read, read_lower, True,
                                           coupled, tail, budget=power_budget)

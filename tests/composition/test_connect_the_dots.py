@@ -245,3 +245,14 @@ def test_gaussian_noise_connect_measures_bracket_the_closed_form(sigma, rounds, 
     # not vacuous: the upper end is second order in the width
     top = max(pld.delta_of(m, 1.0) for m in measures)
     assert top <= _gaussian_h(mu, 1.0) * (1 + 0.05) + 1e-12
+
+
+def test_a_tiny_epsilon_does_not_shrink_the_grid_without_bound():
+    # sigma = 50: epsilon ~ 0.016 asked for a connect-the-dots width ~1e-9 after the
+    # refinement and the process ran out of memory; the width now stops at 1e-6
+    from accountant.composition.noise import NoisePair
+
+    pair = NoisePair("gaussian", 50.0, 0.01, "add-remove")
+    out = pld.compose_views([(pair, 1000)], delta=1e-5)
+    assert out.discretization >= 1e-6
+    assert 0 < out.lower.value <= out.upper.value < 0.02
