@@ -264,14 +264,17 @@ class NoisePair(LossPmfSource):
             l_hi[open_] = np.where(above, l_hi[open_], l_mid)
         return hi
 
-    def _one(self, order: str, width: float, pessimistic: bool, tail: float) -> LossPmf:
-        upper, _ = self._mixtures(order)
-        centres = [c for _, _, c in upper]
+    def _window(self, order: str, tail: float) -> tuple[float, float]:
+        """The x-range outside which the upper law has mass <= about tail."""
+        centres = [c for _, _, c in self._mixtures(order)[0]]
         if self.family == "gaussian":
             reach = math.sqrt(2 * math.log(16.0 / tail))   # S(reach) <= e^(-reach^2/2)/2
         else:
             reach = math.log(8.0 / tail)                   # S(reach) = e^(-reach)/2
-        z_lo, z_hi = min(centres) - reach, max(centres) + reach
+        return min(centres) - reach, max(centres) + reach
+
+    def _one(self, order: str, width: float, pessimistic: bool, tail: float) -> LossPmf:
+        z_lo, z_hi = self._window(order, tail)
         l_top, m_top = self.loss(np.array([z_lo]), order)
         l_bot, m_bot = self.loss(np.array([z_hi]), order)
         k_max = math.ceil(float(l_top[0] + m_top[0]) / width)
@@ -350,13 +353,7 @@ class NoisePair(LossPmfSource):
         """The connect-the-dots measure of one order (docs/conversions.md#connect-the-dots):
         the x-axis cut where the loss crosses each grid value, each piece's P-mass split
         between the grid values around its losses so that the split keeps its Q-mass."""
-        upper, _ = self._mixtures(order)
-        centres = [c for _, _, c in upper]
-        if self.family == "gaussian":
-            reach = math.sqrt(2 * math.log(16.0 / tail))
-        else:
-            reach = math.log(8.0 / tail)
-        z_lo, z_hi = min(centres) - reach, max(centres) + reach
+        z_lo, z_hi = self._window(order, tail)
         l_top, m_top = self.loss(np.array([z_lo]), order)
         l_bot, m_bot = self.loss(np.array([z_hi]), order)
         k_hi = math.floor(float(l_top[0] - m_top[0]) / width)

@@ -393,12 +393,17 @@ def fft_error_bound(length: int, norms_a: tuple[float, float],
     Returns:
         The 2-norm bound.
     """
+    scale = max(norms_a[1] * norms_b[0], norms_a[0] * norms_b[1])
+    return 1.01 * (3 * _fft_relative(length) + 4 * _U) * scale
+
+
+def _fft_relative(length: int) -> float:
+    """Higham's relative 2-norm bound e_L of a computed radix-2 FFT of length L
+    (`fft_error_bound`)."""
     stages = max(1, int(math.ceil(math.log2(length))))
     gamma4 = 4 * _U / (1 - 4 * _U)
     eta = _U + gamma4 * (math.sqrt(2) + _U)
-    e_l = stages * eta / (1 - stages * eta)
-    scale = max(norms_a[1] * norms_b[0], norms_a[0] * norms_b[1])
-    return 1.01 * (3 * e_l + 4 * _U) * scale
+    return stages * eta / (1 - stages * eta)
 
 
 _DIRECT_WORK = 30_000_000
@@ -423,13 +428,12 @@ def convolve(a: LossPmf, b: LossPmf) -> LossPmf:
     # rounded measures of few atoms stay sparse and keep a relative error
     dense = (0 < a.spread < math.inf or 0 < b.spread < math.inf) and \
         min(a.mass.size, b.mass.size) > 64
-    if dense:
-        nz_a = nz_b = np.zeros(0, dtype=np.int64)
-        terms = min(a.mass.size, b.mass.size)
-    else:
+    direct = False
+    if not dense:
         nz_a, nz_b = np.flatnonzero(a.mass), np.flatnonzero(b.mass)
+        direct = nz_a.size * nz_b.size <= _DIRECT_WORK
+    if direct:
         terms = max(1, min(nz_a.size, nz_b.size))
-    if not dense and nz_a.size * nz_b.size <= _DIRECT_WORK:
         out = np.zeros(size)
         small, large = (nz_a, nz_b) if nz_a.size <= nz_b.size else (nz_b, nz_a)
         ms, ml = (a.mass, b.mass) if nz_a.size <= nz_b.size else (b.mass, a.mass)
@@ -579,10 +583,7 @@ def power_compose(pmf: LossPmf, rounds: int, tail: float,
     np.maximum(out, 0.0, out=out)
     out = np.roll(out, -(lo % length))
     # round-off (2-norms, then l1 by Cauchy-Schwarz)
-    stages = max(1, int(math.ceil(math.log2(length))))
-    gamma4 = 4 * _U / (1 - 4 * _U)
-    eta = _U + gamma4 * (math.sqrt(2) + _U)
-    e_l = stages * eta / (1 - stages * eta)
+    e_l = _fft_relative(length)
     norm2 = math.sqrt(float(np.dot(mass, mass))) * 1.001
     forward = e_l * math.sqrt(length) * norm2
     rho = total * (1 + 2 * rounding.sum_relative_error(mass.size)) + forward
@@ -828,8 +829,8 @@ class LossPmfSource(ABC):
             width: grid width Delta.
             pessimistic: upper (True) or lower (False) measures.
             tail: mass allowed outside the windows (moved in the safe direction).
-            connect: with `pessimistic`, connect-the-dots measures (`connected_pmf`)
-                where the source has them (`connects`), else rounded-up ones.
+            connect: connect-the-dots measures (`connected_pmf`, `split_pmf`) where the
+                source has them (`connects`), else rounded ones.
 
         Returns:
             One or two `LossPmf`s.
@@ -878,9 +879,7 @@ def _pmfs(source: PairSource, width: float, pessimistic: bool,
     if isinstance(source, ClonePair):
         return [from_clone_pair(source, width, pessimistic, tail, connect=connect)]
     if isinstance(source, LossPmfSource):  # e.g. composition.subsampled.SubsampledPair
-        if connect:
-            return list(source.loss_pmfs(width, pessimistic, tail, connect=True))
-        return list(source.loss_pmfs(width, pessimistic, tail))
+        return list(source.loss_pmfs(width, pessimistic, tail, connect=connect))
     if isinstance(source, ViewPair):
         return [from_view(source, width, pessimistic, connect),
                 from_view(source.swapped(), width, pessimistic, connect)]
@@ -997,7 +996,7 @@ def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float,
 
 def _width_for_gap(mechanisms: list[tuple[PairSource, int]], delta: float,
                    relative_gap: float, tail: float) -> float | None:
-    """The grid width whose coupling shift is 0.8 relative_gap of eps(delta), from a cheap
+    """The grid width whose coupling shift is 0.6 relative_gap of eps(delta), from a cheap
     upper end on a 1e-3 grid (connect-the-dots is second order: already close); None when
     that end is not finite or positive. Only a starting point: `compose_views` still
     checks the gap and refines."""
