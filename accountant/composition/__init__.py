@@ -6,6 +6,8 @@ from accountant.composition.accountant import (
     EpsilonDelta,
     GaussianNoise,
     LaplaceNoise,
+    RandomizedResponse,
+    SampledWithoutReplacement,
     Subsampled,
 )
 from accountant.composition.calibration import Calibration, calibrate, noise_multiplier
@@ -35,6 +37,8 @@ __all__ = [
     "EpsilonDelta",
     "GaussianNoise",
     "LaplaceNoise",
+    "RandomizedResponse",
+    "SampledWithoutReplacement",
     "Subsampled",
     "Calibration",
     "calibrate",

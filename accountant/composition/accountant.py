@@ -8,10 +8,15 @@
 
 Events: a protocol `Mechanism` (composed through its dominating pair), a `ViewPair` (one
 neighbouring pair's view: the numbers are that pair's), an `EpsilonDelta`, a `GaussianNoise`
-or `LaplaceNoise`, an `RdpCurve`, a `Subsampled(event, rate)` of any of these but a view, and
-dp_accounting's events (`GaussianDpEvent`, `LaplaceDpEvent`, `PoissonSampledDpEvent`,
-`SelfComposedDpEvent`, `ComposedDpEvent`; translated through its public classes, imported
-only then).
+or `LaplaceNoise`, an `RdpCurve`, a `Subsampled(event, rate)` of any of these but a view, a
+`RandomizedResponse`, a `SampledWithoutReplacement(GaussianNoise)`, and dp_accounting's
+events (`composition.interop.translate_dp_event` lists them; translated through its public
+classes, imported only then).
+
+Relations: without `neighboring=`, the first event's convention fixes the relation
+(add/remove for dp_accounting's events, its accountants' default; substitution for this
+library's, the shuffle model's), and a later event of the other convention is refused
+(docs/conversions.md#relations-whose-convention).
 
 Routes, each used when every entry of the ledger supports it:
 
@@ -46,7 +51,11 @@ from accountant.composition.interop import (
     EpsilonDelta,
     GaussianNoise,
     LaplaceNoise,
+    RandomizedResponse,
+    SampledWithoutReplacement,
     Subsampled,
+    dp_event_relations,
+    event_relations,
     is_dp_event,
     translate_dp_event,
 )
@@ -159,6 +168,23 @@ class Report:
 
 # dp_accounting's NeighboringRelation members, by name (no import of dp_accounting needed)
 _DP_ACCOUNTING_RELATIONS = {"ADD_OR_REMOVE_ONE": "add-remove", "REPLACE_ONE": "substitute"}
+# the shuffle model's relation (the seed papers'), taken by this library's own events
+DEFAULT_RELATION = "substitute"
+# dp_accounting's accountants' default (ADD_OR_REMOVE_ONE), taken by its events
+DP_ACCOUNTING_RELATION = "add-remove"
+
+
+def _relation(neighboring: Any) -> str:
+    """A relation given as text or as dp_accounting's `NeighboringRelation`."""
+    if isinstance(neighboring, enum.Enum):  # dp_accounting.NeighboringRelation
+        relation = _DP_ACCOUNTING_RELATIONS.get(neighboring.name)
+        if relation is None:
+            raise ParameterError(f"neighboring={neighboring!r} has no counterpart here; "
+                                 "valid: ADD_OR_REMOVE_ONE, REPLACE_ONE")
+        return relation
+    if neighboring not in RELATIONS:
+        raise ParameterError(f"neighboring={neighboring!r} is outside {set(RELATIONS)}")
+    return str(neighboring)
 
 
 class Accountant:
@@ -167,33 +193,54 @@ class Accountant:
     Args:
         neighboring: "substitute" (one user's data changes; dp_accounting's REPLACE_ONE) or
             "add-remove" (one user is present or absent; ADD_OR_REMOVE_ONE), as text or as
-            dp_accounting's `NeighboringRelation`.
+            dp_accounting's `NeighboringRelation`; None (default): the first event's
+            convention, "add-remove" for dp_accounting's events (its accountants' default)
+            and "substitute" for this library's; a later event whose convention differs is
+            then refused rather than accounted under a relation the user did not pick.
 
     Raises:
         ParameterError: an unknown relation (dp_accounting's REPLACE_SPECIAL included).
     """
 
-    def __init__(self, neighboring: Any = "substitute") -> None:
-        if isinstance(neighboring, enum.Enum):  # dp_accounting.NeighboringRelation
-            relation = _DP_ACCOUNTING_RELATIONS.get(neighboring.name)
-            if relation is None:
-                raise ParameterError(f"neighboring={neighboring!r} has no counterpart here; "
-                                     "valid: ADD_OR_REMOVE_ONE, REPLACE_ONE")
-            neighboring = relation
-        if neighboring not in RELATIONS:
-            raise ParameterError(f"neighboring={neighboring!r} is outside {set(RELATIONS)}")
-        self._relation = str(neighboring)
+    def __init__(self, neighboring: Any = None) -> None:
+        self._chosen = neighboring is not None
+        self._relation: str | None = None if neighboring is None else _relation(neighboring)
+        self._settled_by = ""
         self._ledger: list[LedgerEntry] = []
 
     @property
     def neighboring(self) -> str:
-        """The neighbouring relation."""
-        return self._relation
+        """The neighbouring relation: the one given, else the one the first event settled
+        ("substitute" while the ledger is empty)."""
+        return self._relation or DEFAULT_RELATION
 
     @property
     def ledger(self) -> tuple[LedgerEntry, ...]:
         """The composed entries, in order."""
         return tuple(self._ledger)
+
+    def _settle(self, allowed: frozenset[str], preferred: str, what: str) -> None:
+        """Fix the relation at the first event when none was given, and refuse an event
+        that needs another one (module docstring, "Relations")."""
+        if not allowed:
+            raise ParameterError(f"{what} joins events defined under different neighbouring "
+                                 "relations (randomized response and sampling without "
+                                 "replacement fix the dataset's size: substitution only)")
+        if self._relation is None:
+            self._relation = preferred if preferred in allowed else min(allowed)
+            self._settled_by = what
+            return
+        origin = ("as given" if self._chosen else
+                  f"taken from the first event, {self._settled_by}")
+        if self._relation not in allowed:
+            raise ParameterError(f"{what} is defined under neighboring="
+                                 f"{' or '.join(sorted(allowed))!r} only; this ledger is "
+                                 f"accounted under {self._relation!r} ({origin})")
+        if not self._chosen and preferred in allowed and preferred != self._relation:
+            raise ParameterError(f"{what} is accounted under {preferred!r} by default, but "
+                                 f"this ledger uses {self._relation!r} ({origin}); pass "
+                                 "Accountant(neighboring=...) to account every event under "
+                                 "one relation")
 
     # ------------------------------------------------------------------ composing
     def compose(self, event: Any, count: int = 1) -> Accountant:
@@ -212,10 +259,18 @@ class Accountant:
         ROUNDS.check(count)
         count = int(count)
         if is_dp_event(event):
+            self._settle(dp_event_relations(event), DP_ACCOUNTING_RELATION,
+                         f"dp_accounting's {type(event).__name__}")
             for inner, c in translate_dp_event(event, count):
-                self.compose(inner, c)
+                self._ledger.append(self._entry(inner, c))
             return self
-        self._ledger.append(self._entry(event, count))
+        state = (self._relation, self._settled_by)
+        self._settle(event_relations(event), DEFAULT_RELATION, type(event).__name__)
+        try:
+            self._ledger.append(self._entry(event, count))
+        except Exception:
+            self._relation, self._settled_by = state  # a refused event settles nothing
+            raise
         return self
 
     def _entry(self, event: Any, count: int) -> LedgerEntry:
@@ -223,7 +278,7 @@ class Accountant:
         if isinstance(event, Subsampled):
             rate = float(event.rate)
             event = event.event
-            if rate == 1 and self._relation == "substitute":
+            if rate == 1 and self.neighboring == "substitute":
                 rate = None  # the substitute relation at q = 1 is the plain round
         if isinstance(event, Mechanism):
             return self._mechanism(event, count, rate)
@@ -238,9 +293,15 @@ class Accountant:
             return self._noise(event, count, rate)
         if isinstance(event, RdpCurve):
             return self._rdp(event, count, rate)
+        if isinstance(event, RandomizedResponse) and rate is None:
+            return _randomized_response_entry(event, count)
+        if isinstance(event, SampledWithoutReplacement) and rate is None:
+            return _without_replacement_entry(event, count)
         raise ParameterError(f"{type(event).__name__} is not an event the accountant "
                              "composes (Mechanism, ViewPair, EpsilonDelta, GaussianNoise, "
-                             "LaplaceNoise, RdpCurve, Subsampled or a dp_accounting event)")
+                             "LaplaceNoise, RdpCurve, RandomizedResponse, "
+                             "SampledWithoutReplacement, Subsampled of the first six, or a "
+                             "dp_accounting event)")
 
     def _mechanism(self, mech: Mechanism, count: int, rate: float | None) -> LedgerEntry:
         label = f"{mech.name}(" + ", ".join(f"{k}={v}" for k, v in mech.params().items()
@@ -258,7 +319,7 @@ class Accountant:
             return RdpCurve.from_results(results, method=f"protocols.{mech.name}.renyi("
                                                          f"{renyi_label}) upper bounds")
 
-        if rate is None and self._relation == "substitute":
+        if rate is None and self.neighboring == "substitute":
             view = mech.view_pair()
             if source is None:
                 notes["pld"] = f"{label}: {mech.no_pair_reason}"
@@ -271,14 +332,14 @@ class Accountant:
         if isinstance(source, ClonePair):
             # add/remove at q = 1: the message count reveals presence (delta = 1, honestly)
             upper = trusted(SubsampledPair, pair=source, sampling_rate=q,
-                            relation=self._relation)  # q and the relation checked
+                            relation=self.neighboring)  # q and the relation checked
         else:
             notes["pld"] = (f"{label}: subsampled/add-remove PLD needs a protocol with a "
                             "clones or blanket pair")
 
         lower = None
         try:
-            lower = mech.subsampled_pair(q, self._relation)
+            lower = mech.subsampled_pair(q, self.neighboring)
         except (AccountantError, MemoryError) as exc:
             notes["pld.lower"] = f"{label}: no subsampled neighbouring pair ({exc})"
         if lower is not None and not lower.grid_exact:
@@ -310,12 +371,12 @@ class Accountant:
         label += f" sampled at q={rate}"
         base = (lambda: RdpCurve.from_pure_dp(e, [float(a) for a in range(2, 65)])) \
             if d == 0 else None
-        relation = "add-remove" if self._relation == "add-remove" else "replace-one"
+        relation = "add-remove" if self.neighboring == "add-remove" else "replace-one"
         factory = None if base is None else (lambda: subsampling.poisson_subsampled.unchecked(
             base(), sampling_rate=rate, base_relation=relation))
         notes = {} if d == 0 else {"rdp": f"{label} has no RDP curve"}
         upper = None
-        if self._relation == "add-remove":
+        if self.neighboring == "add-remove":
             # amplification by Poisson sampling for add/remove: (log(1 + q(e^eps - 1)), q delta)
             e2 = rounding.up(math.log1p(rate * math.expm1(e)) * (1 + 8 * rounding.UNIT_ROUNDOFF))
             d2 = rounding.up(rate * d)
@@ -330,10 +391,10 @@ class Accountant:
                rate: float | None) -> LedgerEntry:
         family = "gaussian" if isinstance(event, GaussianNoise) else "laplace"
         scale = float(event.noise_multiplier)
-        pair = NoisePair(family, scale, 1.0 if rate is None else rate, self._relation)
+        pair = NoisePair(family, scale, 1.0 if rate is None else rate, self.neighboring)
         label = f"{family}(noise_multiplier={scale}" + (
             f", sampled at q={rate})" if rate is not None else ")")
-        relation = self._relation
+        relation = self.neighboring
         if rate is None:
             inv = sensitivity_factor(relation) / scale
             return LedgerEntry(label, count, upper_source=pair, lower_source=pair,
@@ -352,7 +413,7 @@ class Accountant:
         notes = {"pld": f"{label}: an RDP curve has no privacy-loss distribution"}
         if rate is None:
             return LedgerEntry(label, count, curve_factory=lambda: curve, notes=notes)
-        base = "add-remove" if self._relation == "add-remove" else "replace-one"
+        base = "add-remove" if self.neighboring == "add-remove" else "replace-one"
         return LedgerEntry(f"{label} sampled at q={rate}", count, notes=notes,
                            curve_factory=lambda: subsampling.poisson_subsampled.unchecked(
                                curve, sampling_rate=rate, base_relation=base))
@@ -479,9 +540,9 @@ class Accountant:
                     "result": out.upper.with_(method=f"[pld] {out.upper.method}"),
                     "discretization": out.discretization, "relative_gap": out.relative_gap,
                     "error_ledger": out.error}
-                if self._relation == "add-remove" or any(
+                if self.neighboring == "add-remove" or any(
                         isinstance(u, SubsampledPair) for u in uppers):
-                    entry["relation"] = self._relation
+                    entry["relation"] = self.neighboring
                 if out.lower is not None and not same:
                     # the dominating pairs' own certified lower end: how tight the numerics
                     # are, not a lower bound on the mechanism
@@ -648,6 +709,28 @@ def _view_entry(view: ViewPair, count: int) -> LedgerEntry:
     return LedgerEntry(label, count, upper_source=view,
                        lower_source=view if view.grid_exact else None,
                        curve_factory=lambda: RdpCurve.from_view(view, orders), pair_only=True)
+
+
+def _randomized_response_entry(event: RandomizedResponse, count: int) -> LedgerEntry:
+    # the exact view of two inputs dominates every substituted pair (RandomizedResponse.view)
+    view = event.view()
+    label = (f"randomized-response(noise_parameter={event.noise_parameter}, "
+             f"num_buckets={event.num_buckets})")
+    return LedgerEntry(label, count, upper_source=view, lower_source=view,
+                       curve_factory=lambda: RdpCurve.from_view(view, DEFAULT_ORDERS))
+
+
+def _without_replacement_entry(event: SampledWithoutReplacement, count: int) -> LedgerEntry:
+    # Poisson's add/remove pair at half the noise multiplier (SampledWithoutReplacement)
+    scale, rate = float(event.event.noise_multiplier) / 2, event.rate
+    pair = NoisePair("gaussian", scale, rate, "add-remove")
+    label = (f"gaussian(noise_multiplier={event.event.noise_multiplier}, sampled without "
+             f"replacement: {event.sample_size} of {event.dataset_size})")
+    return LedgerEntry(label, count, upper_source=pair, lower_source=pair,
+                       curve_factory=lambda: subsampling.poisson_subsampled.unchecked(
+                           noise_rdp_curve("gaussian", scale, "add-remove",
+                                           tuple(float(a) for a in range(2, 65))),
+                           sampling_rate=rate, base_relation="add-remove"))
 
 
 # a route of `Accountant.report`: (delta, epsilon, discretization, asked) -> entries

@@ -1,9 +1,12 @@
 """Interoperation with Google's dp_accounting (an optional extra: `pip install
 shuffle-accountant[interop]`), through its public API only (docs/conversions.md#interop).
 
-- `translate_dp_event`: dp_accounting's Gaussian / Laplace events, possibly wrapped in
-  `PoissonSampledDpEvent`, `SelfComposedDpEvent` or `ComposedDpEvent`, as this library's
-  event records (the accountant composes them with its own certified engine);
+- `translate_dp_event`: dp_accounting's Gaussian, Laplace, randomized-response and
+  zCDP events, possibly wrapped in `PoissonSampledDpEvent`,
+  `SampledWithoutReplacementDpEvent`, `SelfComposedDpEvent` or `ComposedDpEvent`, as this
+  library's event records (the accountant composes them with its own certified engine), and
+  `dp_event_relations`: the neighbouring relations under which such an event is accounted
+  (dp_accounting's own convention, add-or-remove-one, where the event allows it);
 - `rdp_epsilon_via_dp_accounting`: a composed `RdpCurve` handed to
   `dp_accounting.rdp.compute_epsilon` (what an `RdpAccountant` holding the same curve
   would report);
@@ -18,20 +21,25 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from types import ModuleType
 from typing import Any
 
+import mpmath
 import numpy as np
 
 from accountant.composition.noise import NOISE_MULTIPLIER
 from accountant.composition.pld import LossPmf
-from accountant.composition.rdp import RdpCurve
+from accountant.composition.rdp import DEFAULT_ORDERS, RdpCurve
 from accountant.domains import DELTA, SAMPLING_RATE
 from accountant.errors import ParameterError
 from accountant.numeric import rounding
+from accountant.result import Source
 
 __all__ = ["GaussianNoise", "LaplaceNoise", "Subsampled", "EpsilonDelta", "require_dp_accounting",
-           "is_dp_event", "translate_dp_event", "rdp_epsilon_via_dp_accounting",
+           "RandomizedResponse", "SampledWithoutReplacement", "is_dp_event",
+           "translate_dp_event", "dp_event_relations", "event_relations", "zcdp_curve",
+           "rdp_epsilon_via_dp_accounting",
            "to_dp_accounting_pld", "INSTALL_HINT"]
 
 INSTALL_HINT = "pip install shuffle-accountant[interop]"
@@ -112,6 +120,123 @@ class Subsampled:
         SAMPLING_RATE.named("rate").check(self.rate)
 
 
+@dataclass(frozen=True, slots=True)
+class RandomizedResponse:
+    """One user's randomized response over `num_buckets` values, unshuffled
+    (dp_accounting's `RandomizedResponseDpEvent`): with probability `noise_parameter` a
+    uniformly random value, otherwise the true one. Defined under substitution only (an
+    absent user sends nothing, which is no outcome of the randomizer).
+
+    Attributes:
+        noise_parameter: p in (0, 1] (p = 0 reveals the value: no finite epsilon).
+        num_buckets: k >= 2 values.
+    """
+
+    noise_parameter: float
+    num_buckets: int
+
+    def __post_init__(self) -> None:
+        p = self.noise_parameter
+        if not (isinstance(p, int | float) and 0 < p <= 1):
+            raise ParameterError(f"noise_parameter={p!r} is outside (0, 1] (p = 0 releases "
+                                 "the value itself: no finite epsilon)")
+        k = self.num_buckets
+        if not (isinstance(k, int) and 2 <= k <= 10**12):
+            raise ParameterError(f"num_buckets={k!r} is outside integers in [2, 1e12]")
+
+    def view(self) -> Any:
+        """The view of two different inputs i != j, with the k - 2 other values merged into
+        one outcome (they have the same probability p/k under both, so merging keeps every
+        divergence). It dominates every neighbouring pair: all pairs of distinct inputs are
+        the same pair up to relabelling the outputs, itself swapped included.
+
+        Returns:
+            A float `ViewPair` given by log-probabilities: the logs of the exact rationals
+            (p is the float's exact value), rounded to nearest from 40 digits, well inside
+            the float backend's stated 4 u max(1, |log p|) per entry.
+        """
+        from accountant.view import ViewPair  # the view module imports this package's parents
+
+        p, k = Fraction(self.noise_parameter), self.num_buckets
+        keep, other = 1 - p + p / k, p / k
+        rest = [other * (k - 2)] if k > 2 else []
+        with mpmath.workdps(40):
+            logs = [float(mpmath.log(mpmath.mpf(v.numerator) / v.denominator))
+                    for v in [keep, other] + rest]
+        return ViewPair.from_arrays(logs, [logs[1], logs[0]] + logs[2:], log=True,
+                                    description={"protocol": "randomized response",
+                                                 "noise_parameter": self.noise_parameter,
+                                                 "num_buckets": k})
+
+
+@dataclass(frozen=True, slots=True)
+class SampledWithoutReplacement:
+    """A Gaussian event run on a uniformly random sample of `sample_size` of the
+    `dataset_size` records (dp_accounting's `SampledWithoutReplacementDpEvent`), under
+    substitution (the dataset's size is fixed).
+
+    With gamma = sample_size/dataset_size, records clipped to norm 1 and noise of standard
+    deviation sigma, the pair ((1 - gamma) N(0, sigma^2) + gamma N(2, sigma^2), N(0, sigma^2))
+    and its swap dominate every substituted pair (Zhu, Dong, Wang, AISTATS 2022, sampling
+    without replacement under replace-one; docs/conversions.md#sampling-without-replacement):
+    Poisson sampling's add/remove pair at half the noise multiplier.
+
+    Attributes:
+        event: a `GaussianNoise`.
+        sample_size: m, an integer in [1, dataset_size].
+        dataset_size: N >= 1.
+    """
+
+    event: Any
+    sample_size: int
+    dataset_size: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.event, GaussianNoise):
+            raise ParameterError("SampledWithoutReplacement is supported around a Gaussian "
+                                 f"event only, not {type(self.event).__name__}")
+        if self.event.noise_multiplier < 2 * _NOISE_MULTIPLIER.low:
+            raise ParameterError(f"noise_multiplier={self.event.noise_multiplier!r} is "
+                                 f"outside [{2 * _NOISE_MULTIPLIER.low}, inf) under sampling "
+                                 "without replacement (its pair is the Gaussian's at half "
+                                 "the noise multiplier)")
+        n, m = self.dataset_size, self.sample_size
+        if not (isinstance(n, int) and n >= 1):
+            raise ParameterError(f"dataset_size={n!r} is outside integers >= 1")
+        if not (isinstance(m, int) and 1 <= m <= n):
+            raise ParameterError(f"sample_size={m!r} is outside integers in [1, "
+                                 f"dataset_size={n}]")
+
+    @property
+    def rate(self) -> float:
+        """gamma = sample_size/dataset_size (rounded up: a larger rate is less private)."""
+        return rounding.up(Fraction(self.sample_size, self.dataset_size))
+
+
+def zcdp_curve(rho: float) -> RdpCurve:
+    """rho-zCDP as its RDP curve: D_alpha <= rho alpha at every order alpha > 1 (the
+    definition, Bun and Steinke 2016, Definition 1.1), rounded up.
+
+    Args:
+        rho: rho >= 0 (finite).
+
+    Returns:
+        The curve on `DEFAULT_ORDERS` (UPPER; inf at alpha = inf unless rho = 0).
+
+    Raises:
+        ParameterError: rho outside [0, inf).
+    """
+    if not (isinstance(rho, int | float) and 0 <= rho < math.inf):
+        raise ParameterError(f"rho={rho!r} is outside [0, inf)")
+    return RdpCurve.from_function(
+        lambda a: 0.0 if rho == 0 else rounding.up(Fraction(rho) * Fraction(a))
+        if math.isfinite(a) else math.inf, DEFAULT_ORDERS,
+        method=f"zCDP rho={rho}: D_alpha <= rho alpha", source=_BUN_STEINKE)
+
+
+_BUN_STEINKE = Source(citation="Bun, Steinke, TCC 2016", locator="Definition 1.1 (zCDP)")
+
+
 # ------------------------------------------------------------------ dp_accounting
 def require_dp_accounting() -> ModuleType:
     """Import dp_accounting.
@@ -144,8 +269,10 @@ def is_dp_event(event: Any) -> bool:
 def translate_dp_event(event: Any, count: int = 1) -> list[tuple[Any, int]]:
     """dp_accounting events as this library's event records.
 
-    Supported: `GaussianDpEvent`, `LaplaceDpEvent`, `PoissonSampledDpEvent` of either,
-    `SelfComposedDpEvent`, `ComposedDpEvent` and `NoOpDpEvent`.
+    Supported: `GaussianDpEvent`, `LaplaceDpEvent`, `RandomizedResponseDpEvent`,
+    `ZCDpEvent` (as its RDP curve rho alpha), `PoissonSampledDpEvent` of a Gaussian or
+    Laplace event, `SampledWithoutReplacementDpEvent` of a Gaussian event, `SelfComposedDpEvent`,
+    `ComposedDpEvent` and `NoOpDpEvent`.
 
     Args:
         event: a dp_accounting `DpEvent`.
@@ -168,6 +295,13 @@ def translate_dp_event(event: Any, count: int = 1) -> list[tuple[Any, int]]:
         return [(GaussianNoise(float(event.noise_multiplier)), count)]
     if isinstance(event, dpa.LaplaceDpEvent):
         return [(LaplaceNoise(float(event.noise_multiplier)), count)]
+    if isinstance(event, dpa.RandomizedResponseDpEvent):
+        if int(event.num_buckets) == 1 or float(event.noise_parameter) == 1:
+            return []  # one bucket, or every output uniform: nothing is released
+        return [(RandomizedResponse(float(event.noise_parameter), int(event.num_buckets)),
+                 count)]
+    if isinstance(event, dpa.ZCDpEvent):
+        return [(zcdp_curve(float(event.rho)), count)]
     if isinstance(event, dpa.PoissonSampledDpEvent):
         inner = translate_dp_event(event.event, 1)
         if len(inner) != 1 or not isinstance(inner[0][0], GaussianNoise | LaplaceNoise):
@@ -177,8 +311,57 @@ def translate_dp_event(event: Any, count: int = 1) -> list[tuple[Any, int]]:
         if rate == 0:
             return []
         return [(Subsampled(inner[0][0], rate), count * inner[0][1])]
+    if isinstance(event, dpa.SampledWithoutReplacementDpEvent):
+        inner = translate_dp_event(event.event, 1)
+        if len(inner) != 1 or not isinstance(inner[0][0], GaussianNoise):
+            raise ParameterError("SampledWithoutReplacementDpEvent is supported around a "
+                                 "Gaussian event only")
+        if int(event.sample_size) == 0:
+            return []
+        return [(SampledWithoutReplacement(inner[0][0], int(event.sample_size),
+                                           int(event.source_dataset_size)),
+                 count * inner[0][1])]
     raise ParameterError(f"dp_accounting event {type(event).__name__} is not supported "
-                         "(Gaussian, Laplace, PoissonSampled, SelfComposed, Composed, NoOp)")
+                         "(Gaussian, Laplace, RandomizedResponse, ZCDp, "
+                         "PoissonSampled, SampledWithoutReplacement, SelfComposed, Composed, "
+                         "NoOp)")
+
+
+# every relation the accountant knows; records not listed in _ONLY take either
+_BOTH = frozenset({"add-remove", "substitute"})
+_ONLY: dict[type, frozenset[str]] = {RandomizedResponse: frozenset({"substitute"}),
+                                     SampledWithoutReplacement: frozenset({"substitute"})}
+
+
+def event_relations(event: Any) -> frozenset[str]:
+    """The neighbouring relations under which an event record is defined.
+
+    Args:
+        event: an event record (`RandomizedResponse` and `SampledWithoutReplacement` fix the
+            dataset's size: substitution only; the others take both relations).
+
+    Returns:
+        A subset of {"add-remove", "substitute"}.
+    """
+    return _ONLY.get(type(event), _BOTH)
+
+
+def dp_event_relations(event: Any) -> frozenset[str]:
+    """The relations under which a dp_accounting event (all its parts) is defined.
+
+    Args:
+        event: a dp_accounting `DpEvent`.
+
+    Returns:
+        The intersection over its translated parts (empty: the parts disagree).
+
+    Raises:
+        ParameterError: as `translate_dp_event`.
+    """
+    out = _BOTH
+    for record, _ in translate_dp_event(event):
+        out = out & event_relations(record)
+    return out
 
 
 def rdp_epsilon_via_dp_accounting(curve: RdpCurve, delta: float) -> tuple[float, float]:
