@@ -329,9 +329,10 @@ class Accountant:
         q = 1.0 if rate is None else rate
         label = f"{label} sampled at q={q}" if rate is not None else label
         upper = None
-        if isinstance(source, ClonePair):
+        sampled = mech.subsampling_pair()
+        if sampled is not None and isinstance(sampled.composable, ClonePair):
             # add/remove at q = 1: the message count reveals presence (delta = 1, honestly)
-            upper = trusted(SubsampledPair, pair=source, sampling_rate=q,
+            upper = trusted(SubsampledPair, pair=sampled.composable, sampling_rate=q,
                             relation=self.neighboring)  # q and the relation checked
         else:
             notes["pld"] = (f"{label}: subsampled/add-remove PLD needs a protocol with a "

@@ -35,6 +35,7 @@ from accountant.domains import DELTA, SAMPLING_RATE
 from accountant.errors import ParameterError
 from accountant.numeric import rounding
 from accountant.result import Source
+from accountant.view import ViewPair
 
 __all__ = ["GaussianNoise", "LaplaceNoise", "Subsampled", "EpsilonDelta", "require_dp_accounting",
            "RandomizedResponse", "SampledWithoutReplacement", "is_dp_event",
@@ -144,7 +145,7 @@ class RandomizedResponse:
         if not (isinstance(k, int) and 2 <= k <= 10**12):
             raise ParameterError(f"num_buckets={k!r} is outside integers in [2, 1e12]")
 
-    def view(self) -> Any:
+    def view(self) -> ViewPair:
         """The view of two different inputs i != j, with the k - 2 other values merged into
         one outcome (they have the same probability p/k under both, so merging keeps every
         divergence). It dominates every neighbouring pair: all pairs of distinct inputs are
@@ -155,8 +156,6 @@ class RandomizedResponse:
             (p is the float's exact value), rounded to nearest from 40 digits, well inside
             the float backend's stated 4 u max(1, |log p|) per entry.
         """
-        from accountant.view import ViewPair  # the view module imports this package's parents
-
         p, k = Fraction(self.noise_parameter), self.num_buckets
         keep, other = 1 - p + p / k, p / k
         rest = [other * (k - 2)] if k > 2 else []

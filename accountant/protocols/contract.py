@@ -259,6 +259,20 @@ class Mechanism(abc.ABC):
 
     no_pair_reason: ClassVar[str] = "no dominating pair is implemented for this protocol"
 
+    def subsampling_pair(self) -> DominatingPair | None:
+        """A clones-family pair dominating every neighbouring pair of the round, for the
+        rounds whose set of users varies (Poisson sampling, add/remove): the dominating
+        pair when it is one (default), else a family's own (a randomizer matrix: the
+        clones pair of its epsilon0 class).
+
+        Returns:
+            A DominatingPair whose `composable` is a `ClonePair`, or None.
+        """
+        dominating = self.dominating_pair()
+        if dominating is not None and isinstance(dominating.composable, ClonePair):
+            return dominating
+        return None
+
     @abc.abstractmethod
     def epsilon_for_delta(self, delta: float) -> Bracket:
         """epsilon(delta) of the mechanism, maximum over both orders.

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from accountant.divergence import delta_bracket, epsilon_bracket, renyi_divergence
-from accountant.domains import N_PAIR
+from accountant.domains import EPSILON0, N_PAIR
 from accountant.errors import ParameterError
 from accountant.pairs.subsampled_count import subsampled_count_pair
 from accountant.protocols import ldp
@@ -101,6 +101,20 @@ class RandomizerMechanism(Mechanism):
                                    "2019 decomposition), one per ordered input pair",
                               proof="docs/clones-and-blankets.md#blanket-bound-for-a-"
                                     "randomizer-matrix")
+
+    def subsampling_pair(self) -> DominatingPair[object] | None:
+        """The clones pair of the matrix's epsilon0 (rounded up): every epsilon0-LDP
+        randomizer's rounds are dominated by it, sampled or not (its blanket pairs are not a
+        clones-family pair); None when epsilon0 is 0 or outside the clones pair's domain
+        (infinite: a zero entry)."""
+        epsilon0 = self.matrix.epsilon0
+        if not 0 < epsilon0 < EPSILON0.high:  # inf: a zero entry; 0: the output is noise
+            return None
+        return DominatingPair(pair=ldp.privacy.clones_pair.unchecked(n=self.n,
+                                                                     epsilon0=epsilon0),
+                              name=f"clones pair of the epsilon0 = {epsilon0:.6g} class "
+                                   "(Feldman, McMillan, Talwar, FOCS 2021)",
+                              proof="docs/clones-and-blankets.md#clones-pair")
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
         """epsilon(delta): the blanket bound's upper end and the special pair's ends."""
