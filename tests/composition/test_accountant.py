@@ -56,8 +56,37 @@ def test_gaussian_pld_route_brackets_the_analytic_value():
     values = {e["method"]: float(e["result"]) for e in report.entries if "result" in e}
     assert values["pld.optimistic"] <= exact <= values["pld.pessimistic"]
     assert values["pld.pessimistic"] <= exact * 1.001
-    assert values["rdp.optimal"] >= exact
     assert report.bracket.upper.method.startswith("[analytic]")
+    # the analytic route is exact: the RDP route could not win and is skipped under "all"
+    assert any(e["method"] == "rdp" and "could lower its upper end by at most" in e["skipped"]
+               for e in report.entries if "skipped" in e)
+    rdp = acc.report(delta=1e-5, method="rdp")
+    assert min(float(e["result"]) for e in rdp.entries if "result" in e) >= exact
+
+
+@pytest.mark.parametrize("case", ["gaussian", "ldp"])
+def test_a_late_route_is_skipped_only_when_it_cannot_win_by_more_than_the_width(
+        case: str) -> None:
+    # SETTLED_WIDTH: the RDP route runs under "all" only while the bracket is wider than
+    # 1 %; when it is skipped, its upper end (computed on request) is >= the lower end, so
+    # the skip cost at most the bracket's width. The subsampled Gaussian's bracket is
+    # 0.6 % wide (skipped); subsampled LDP rounds' about 50 % (it runs).
+    from accountant import LDP
+    from accountant.composition.accountant import SETTLED_WIDTH
+
+    if case == "gaussian":
+        acc = Accountant("add-remove").compose(Subsampled(GaussianNoise(1.0), 0.01), 300)
+    else:
+        acc = Accountant("add-remove").compose(Subsampled(LDP(n=1000, epsilon0=1.0), 0.1), 5)
+    full = acc.report(delta=1e-5)
+    b = full.bracket
+    width = (b.upper.value - b.lower.value) / b.upper.value
+    skipped = any(e["method"] == "rdp" and "skipped" in e for e in full.entries)
+    assert skipped == (width <= SETTLED_WIDTH) == (case == "gaussian")
+    rdp = acc.report(delta=1e-5, method="rdp").bracket.upper.value
+    assert rdp >= b.lower.value
+    if skipped:
+        assert min(rdp, b.upper.value) >= b.upper.value * (1 - SETTLED_WIDTH)
 
 
 @pytest.mark.parametrize("epsilon", [0.0, 0.3, 0.9, 1.5])
