@@ -8,8 +8,8 @@ Setting: noise multiplier sigma (standard deviation over the l2 sensitivity), Po
 mu0 = N(0, sigma^2), mu1 = N(1, sigma^2), mu = (1 - q) mu0 + q mu1. [MTZ19] Sec. 3 reduces
 the mechanism to this one-dimensional pair: it is (alpha, eps)-RDP with
 eps = log(max(A_alpha, B_alpha)) / (alpha - 1), A_alpha = E_mu0[(mu/mu0)^alpha] (the
-divergence D_alpha(mu || mu0)) and B_alpha = E_mu[(mu0/mu)^alpha] (Thm 4), and
-A_alpha >= B_alpha for alpha >= 1 (Thm 5), so the curve is log(A_alpha) / (alpha - 1).
+divergence D_alpha(mu || mu0)) and B_alpha = E_mu[(mu0/mu)^alpha], and shows
+A_alpha >= B_alpha for alpha >= 1, so the curve is log(A_alpha) / (alpha - 1).
 (tests/composition/test_sampled_gaussian.py checks A_alpha >= B_alpha by quadrature.)
 
 A_alpha = E_mu0[(1 - q + q e^((2z - 1)/(2 sigma^2)))^alpha], evaluated as in [MTZ19] Sec. 3.3:
@@ -85,7 +85,7 @@ _FIRST_TAIL = 24         # terms beyond floor(alpha) summed before the tail's en
 _FIRST_EULER = 48        # M: Euler-transform steps of the tail enclosure
 
 _MTZ = Source(citation="Mironov, Talwar, Zhang, arXiv:1908.10530 (2019)",
-              locator="Sec. 3, Thms 4-5 (the add/remove RDP is log(A_alpha)/(alpha-1)) and "
+              locator="Sec. 3 (the add/remove RDP is log(A_alpha)/(alpha-1)) and "
                       "Sec. 3.3 (integer and fractional alpha); truncated tail enclosed by "
                       "Euler's transform, ball arithmetic, rounded up")
 
@@ -122,7 +122,7 @@ def sampled_gaussian_rdp_curve(noise_multiplier: float, sampling_rate: float,
         orders: strictly increasing Renyi orders in (1, inf] (inf gives inf).
 
     Returns:
-        The curve, kind UPPER (certified upper bounds), direction MAX (Thm 5: the
+        The curve, kind UPPER (certified upper bounds), direction MAX ([MTZ19] Sec. 3: the
         A_alpha direction is the larger of the two).
 
     Raises:

@@ -121,7 +121,7 @@ def test_tail_enclosure_holds_with_few_terms(monkeypatch, sigma, q, alpha):
 @pytest.mark.parametrize("sigma, q, alpha", [(1.0, 0.01, 1.5), (0.5, 0.2, 3.0),
                                              (2.0, 0.9, 12.5), (1.0, 0.5, 40.0)])
 def test_the_a_direction_dominates_both_directions(sigma, q, alpha):
-    """[MTZ19] Thm 5 (A_alpha >= B_alpha) at a few points, by quadrature: the curve is the
+    """[MTZ19] Sec. 3 (A_alpha >= B_alpha) at a few points, by quadrature: the curve is the
     max over the add and the remove direction."""
     a_minus_one, b_minus_one = _mixture_integrals(sigma, q, alpha)
     assert b_minus_one < a_minus_one
