@@ -16,6 +16,7 @@ Run: python benchmarks/bench_composition_peers.py [--quick]   (--quick: part 1 o
 
 from __future__ import annotations
 
+import math
 import resource
 import sys
 import time
@@ -67,12 +68,51 @@ def gaussian() -> bool:
               f"[{bracket.lower.value:.5f}, {bracket.upper.value:.5f}] {eps_dp:>11.5f} "
               f"{excess:>9.5f}")
         ok &= ratio <= 1.0 and excess <= 1.002
-    for name in ("prv_accountant", "opacus"):
-        try:
-            __import__(name)
-        except ImportError:
-            print(f"   {name}: not installed (pip install {name.replace('_', '-')})")
+    peers(ok)
     return ok
+
+
+def peers(ok: bool) -> None:
+    """The other accountants of issue 21, where installed: prv_accountant's DPSGDAccountant
+    (defaults: eps_error 0.1) and an RDP accountant (Opacus's needs torch; dp_accounting's
+    RdpAccountant evaluates the same sampled-Gaussian RDP and conversion family)."""
+    import dp_accounting as dpa
+
+    print(f"{'T':>7} {'peer':>28} {'peer s':>8} {'ours/peer':>9} {'peer eps':>22}")
+    for rounds in (1000, 10_000):
+        t_ours, bracket = cpu(lambda rounds=rounds: Accountant("add-remove").compose(
+            Subsampled(GaussianNoise(1.0), 0.01), rounds).get_epsilon(DELTA))
+        rows: list[tuple[str, float, str]] = []
+        try:
+            from prv_accountant.dpsgd import DPSGDAccountant
+
+            def prv(rounds: int = rounds) -> Any:
+                acc = DPSGDAccountant(noise_multiplier=1.0, sampling_probability=0.01,
+                                      max_steps=rounds)
+                return acc.compute_epsilon(delta=DELTA, num_steps=rounds)
+
+            t, (lo, _, hi) = cpu(prv)
+            rows.append(("prv_accountant DPSGD", t, f"[{lo:.5f}, {hi:.5f}]"))
+        except ImportError:
+            rows.append(("prv_accountant", math.nan, "not installed (pip install "
+                                                     "prv-accountant)"))
+
+        def rdp(rounds: int = rounds) -> float:
+            acc = dpa.rdp.RdpAccountant()
+            acc.compose(dpa.SelfComposedDpEvent(
+                dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.0)), rounds))
+            return acc.get_epsilon(DELTA)
+
+        t, eps = cpu(rdp)
+        rows.append(("dp_accounting RdpAccountant", t, f"{eps:.5f}"))
+        for name, t, eps_text in rows:
+            ratio = f"{t_ours / t:9.2f}" if math.isfinite(t) else f"{'-':>9}"
+            print(f"{rounds:>7} {name:>28} {t:>8.3f} {ratio} {eps_text:>22}")
+    try:
+        __import__("opacus")
+    except ImportError:
+        print("   opacus: not installed (it needs torch); its RDP accountant's numbers are "
+              "dp_accounting's RdpAccountant's above")
 
 
 def shuffle(quick: bool) -> bool:
