@@ -11,7 +11,8 @@
 prv_accountant and Opacus are reported when installed. Targets (issue 21): ratio <= 1.0 and
 upper <= dp_accounting's epsilon + 0.2 % in part 1; no slower than dp_accounting at
 T = 1e4, brackets <= 1 % wide, <= 60 s and <= 1 GiB at T = 1e5, 1e6 in part 2.
-Run: python benchmarks/bench_composition_peers.py [--quick]   (--quick: part 1 only)
+Run: python -m pip install -e ".[peers]" && python benchmarks/bench_composition_peers.py [--quick]
+(--quick: part 1 only)
 """
 
 from __future__ import annotations
