@@ -31,6 +31,7 @@ from accountant.composition.kov import (
 from accountant.composition.pld import PldComposition, compose_views
 from accountant.composition.rdp import DEFAULT_ORDERS, RdpCurve
 from accountant.composition.subsampling import poisson_subsampled, without_replacement
+from accountant.composition.training import TrainingAccountant
 
 __all__ = [
     "Accountant",
@@ -40,6 +41,7 @@ __all__ = [
     "RandomizedResponse",
     "SampledWithoutReplacement",
     "Subsampled",
+    "TrainingAccountant",
     "Calibration",
     "calibrate",
     "noise_multiplier",

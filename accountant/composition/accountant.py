@@ -46,7 +46,7 @@ from typing import Any
 
 import mpmath
 
-from accountant.composition import conversion, kov, pld, subsampling
+from accountant.composition import conversion, interop, kov, pld, subsampling
 from accountant.composition.interop import (
     EpsilonDelta,
     GaussianNoise,
@@ -121,6 +121,7 @@ class LedgerEntry:
             it is the only run in the ledger).
         notes: why routes are missing, by route name.
         pair_only: the event is one neighbouring pair's view (values are that pair's).
+        event: the composed event record (for `Accountant.to_dp_event`).
     """
 
     label: str
@@ -133,6 +134,7 @@ class LedgerEntry:
     laplace_epsilon0: float | None = None
     notes: dict[str, str] = field(default_factory=dict)
     pair_only: bool = False
+    event: Any = None  # the composed record (Subsampled wrapper included), for exports
     _curve: RdpCurve | None = field(default=None, repr=False)
     _curve_done: bool = field(default=False, repr=False)
 
@@ -267,12 +269,12 @@ class Accountant:
             self._settle(dp_event_relations(event), DP_ACCOUNTING_RELATION,
                          f"dp_accounting's {type(event).__name__}")
             for inner, c in translate_dp_event(event, count):
-                self._ledger.append(self._entry(inner, c))
+                self._ledger.append(replace(self._entry(inner, c), event=inner))
             return self
         state = (self._relation, self._settled_by)
         self._settle(event_relations(event), DEFAULT_RELATION, type(event).__name__)
         try:
-            self._ledger.append(self._entry(event, count))
+            self._ledger.append(replace(self._entry(event, count), event=event))
         except Exception:
             self._relation, self._settled_by = state  # a refused event settles nothing
             raise
@@ -644,6 +646,25 @@ class Accountant:
         if not curves:
             return None
         return curves[0].compose(*curves[1:]) if len(curves) > 1 else curves[0]
+
+    def to_dp_event(self) -> Any:
+        """The ledger as one dp_accounting `DpEvent`, where every entry has one: Gaussian and
+        Laplace noise, Poisson-sampled noise, randomized response and sampling without
+        replacement (SelfComposed for counts, Composed for several entries). A dp_accounting
+        accountant must then be built with the same relation (`neighboring`).
+
+        Returns:
+            A `DpEvent`.
+
+        Raises:
+            ParameterError: an entry dp_accounting has no event for (a shuffled protocol, a
+                view, an RDP curve, an (epsilon, delta) record), or dp_accounting is missing.
+        """
+        events = [interop.dp_event_of(e.event, e.count, e.label) for e in self._ledger]
+        if not events:
+            raise ParameterError("the ledger is empty: compose at least one event")
+        dpa = interop.require_dp_accounting()
+        return events[0] if len(events) == 1 else dpa.ComposedDpEvent(events)
 
     def _route_rdp(self, delta: float | None, epsilon: float | None,
                    discretization: float | None, asked: bool) -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ dp_accounting is imported inside the functions that need it, never at module imp
 
 from __future__ import annotations
 
+import importlib
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -34,13 +35,13 @@ from accountant.composition.rdp import DEFAULT_ORDERS, RdpCurve
 from accountant.domains import DELTA, SAMPLING_RATE
 from accountant.errors import ParameterError
 from accountant.numeric import rounding
-from accountant.result import Source
+from accountant.result import Kind, Source
 from accountant.view import ViewPair
 
 __all__ = ["GaussianNoise", "LaplaceNoise", "Subsampled", "EpsilonDelta", "require_dp_accounting",
            "RandomizedResponse", "SampledWithoutReplacement", "is_dp_event",
            "translate_dp_event", "dp_event_relations", "event_relations", "zcdp_curve",
-           "rdp_epsilon_via_dp_accounting",
+           "rdp_epsilon_via_dp_accounting", "dp_event_of", "to_autodp_mechanism",
            "to_dp_accounting_pld", "INSTALL_HINT"]
 
 INSTALL_HINT = "pip install shuffle-accountant[interop]"
@@ -361,6 +362,72 @@ def dp_event_relations(event: Any) -> frozenset[str]:
     for record, _ in translate_dp_event(event):
         out = out & event_relations(record)
     return out
+
+
+def dp_event_of(event: Any, count: int = 1, label: str = "") -> Any:
+    """This library's event record as a dp_accounting `DpEvent` (the inverse of
+    `translate_dp_event` where dp_accounting has the event).
+
+    Args:
+        event: a `GaussianNoise`, `LaplaceNoise`, `Subsampled` of either, `RandomizedResponse`
+            or `SampledWithoutReplacement`.
+        count: how many times it runs (>= 1; `SelfComposedDpEvent` above 1).
+        label: the entry's description, for the error message.
+
+    Returns:
+        A `DpEvent`.
+
+    Raises:
+        ParameterError: an event dp_accounting has no counterpart for, or it is missing.
+    """
+    dpa = require_dp_accounting()
+    one: Any
+    if isinstance(event, GaussianNoise):
+        one = dpa.GaussianDpEvent(event.noise_multiplier)
+    elif isinstance(event, LaplaceNoise):
+        one = dpa.LaplaceDpEvent(event.noise_multiplier)
+    elif isinstance(event, RandomizedResponse):
+        one = dpa.RandomizedResponseDpEvent(event.noise_parameter, event.num_buckets)
+    elif isinstance(event, SampledWithoutReplacement):
+        one = dpa.SampledWithoutReplacementDpEvent(
+            event.dataset_size, event.sample_size,
+            dpa.GaussianDpEvent(event.event.noise_multiplier))
+    elif isinstance(event, Subsampled) and isinstance(event.event, GaussianNoise | LaplaceNoise):
+        one = dpa.PoissonSampledDpEvent(event.rate, dp_event_of(event.event))
+    else:
+        raise ParameterError(f"{label or type(event).__name__} has no dp_accounting event "
+                             "(shuffled protocols, views, RDP curves and (epsilon, delta) "
+                             "records do not); export its PLD with to_dp_accounting_pld")
+    return one if count == 1 else dpa.SelfComposedDpEvent(one, count)
+
+
+def to_autodp_mechanism(curve: RdpCurve, name: str = "shuffle-accountant") -> Any:
+    """An RDP curve as an autodp `Mechanism` (its RDP function is `curve.value_at`, an upper
+    bound at every order >= the curve's first), so autodp's `Composition` and conversions
+    can take it.
+
+    Args:
+        curve: a certified curve (not heuristic), e.g. `Accountant.rdp_curve()`.
+        name: the mechanism's name in autodp.
+
+    Returns:
+        An `autodp.autodp_core.Mechanism`.
+
+    Raises:
+        ParameterError: a heuristic curve, or autodp is missing.
+    """
+    if curve.kind is Kind.HEURISTIC:
+        raise ParameterError("a heuristic RDP curve is not a bound: nothing to export")
+    try:
+        core = importlib.import_module("autodp.autodp_core")
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise ParameterError(f"this needs autodp: {INSTALL_HINT}") from exc
+    first = curve.orders[0]
+    mech = core.Mechanism()
+    mech.name, mech.params = name, {"method": curve.method}
+    # below the first stored order the first value bounds D_alpha (nondecreasing in alpha)
+    mech.propagate_updates(lambda a: curve.value_at(max(float(a), first)), "RDP")
+    return mech
 
 
 def rdp_epsilon_via_dp_accounting(curve: RdpCurve, delta: float) -> tuple[float, float]:
