@@ -6,7 +6,8 @@ the library's expression, transcribed here as a plain function of sympy symbols 
 `*_code` functions; tests/verify/test_symbolic.py evaluates each transcription against the
 library's own numbers, so it cannot drift from the code unnoticed). Every check function takes
 the expression to test as its `claimed` argument (default: the transcription), so a wrong
-expression can be fed in to see the check fail.
+expression can be fed in to see the check fail. The integrals do not depend on `claimed` and
+are cached per process.
 
 Like `verify.oracle`, the derivations import nothing from `accountant`; sympy is imported
 here only, never by `import accountant` or the CLI.
@@ -17,6 +18,7 @@ strict inequality a < b as b = a + d with d > 0.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -92,6 +94,13 @@ def _zero(expr: Expr) -> bool:
         return True
     expr = sp.simplify(sp.powsimp(sp.expand_log(sp.expand(expr), force=True), force=True))
     return bool(expr == 0)
+
+
+@functools.cache
+def _integral(f: Expr, var: sp.Symbol, lo: Expr, hi: Expr) -> Expr:
+    """sympy's definite integral of f over (lo, hi); cached, as it does not depend on the
+    expression under test (a second check in one process reuses it)."""
+    return sp.integrate(f, (var, lo, hi), conds="none")
 
 
 def _done(name: str, backs: str, statement: str, method: str, residuals: list[Expr],
@@ -198,7 +207,7 @@ def gaussian_rdp(claimed: Callable[[Expr, Expr, Expr], Expr] = gaussian_rdp_code
     log_q = -_x ** 2 / (2 * sigma ** 2)
     integrand = sp.exp(sp.expand(_alpha * log_p + (1 - _alpha) * log_q)) \
         / sp.sqrt(2 * sp.pi * sigma ** 2)
-    renyi = sp.simplify(sp.integrate(integrand, (_x, -sp.oo, sp.oo), conds="none"))
+    renyi = sp.simplify(_integral(integrand, _x, -sp.oo, sp.oo))
     divergence = sp.log(renyi) / (_alpha - 1)
     return _done(
         "gaussian_rdp",
@@ -227,7 +236,7 @@ def laplace_rdp(claimed: Callable[[Expr, Expr], Expr] = laplace_rdp_code) -> Che
         # log p^alpha q^(1-alpha) + log(2 lam): piecewise-linear in x
         exponent = -(_alpha * sp.Abs(_x - shift_p) + (1 - _alpha) * sp.Abs(_x - shift_q)) / lam
         integrand = sp.piecewise_fold(sp.exp(exponent.rewrite(sp.Piecewise))) / (2 * lam)
-        renyi = sp.integrate(integrand, (_x, -sp.oo, sp.oo), conds="none")
+        renyi = _integral(integrand, _x, -sp.oo, sp.oo)
         sums.append(sp.simplify(renyi))
         # compare e^((alpha-1) D) (no log of a sum to untangle)
         residuals.append(renyi - sp.exp((_alpha - 1) * claimed(_alpha, 1 / lam)))
@@ -266,7 +275,7 @@ def sampled_gaussian_integer_rdp(
 
     def integral(f: Expr) -> Expr:
         if f not in integrals:
-            integrals[f] = sp.integrate(f, (z, -sp.oo, sp.oo), conds="none")
+            integrals[f] = _integral(f, z, -sp.oo, sp.oo)
         return integrals[f]
 
     for alpha in orders:
@@ -320,8 +329,8 @@ def laplace_delta(claimed: Callable[[Expr, Expr], Expr] = laplace_delta_code,
     def diff(abs_x: Expr, abs_xs: Expr) -> Expr:
         return (sp.exp(-abs_x / b) - sp.exp(eps) * sp.exp(-abs_xs / b)) / (2 * b)
 
-    hockey = (sp.integrate(diff(-_x, s - _x), (_x, -sp.oo, 0), conds="none")
-              + sp.integrate(diff(_x, s - _x), (_x, 0, x_star), conds="none"))
+    hockey = (_integral(diff(-_x, s - _x), _x, -sp.oo, 0)
+              + _integral(diff(_x, s - _x), _x, 0, x_star))
     delta = sp.Symbol("delta", positive=True)
     loss = sp.Symbol("l", real=True)
     residuals = [hockey - claimed(eps0, eps),
@@ -330,7 +339,7 @@ def laplace_delta(claimed: Callable[[Expr, Expr], Expr] = laplace_delta_code,
                  ((s - _x) - (-_x)) / b - eps0, ((s - _x) - _x) / b - (s - 2 * _x) / b,
                  # the docs' loss law under P: mass 1/2 at eps0, density e^((l-eps0)/2)/4
                  # on (-eps0, eps0) (the push-forward of p on (0, s), |dx/dl| = b/2)
-                 sp.integrate(sp.exp(_x / b) / (2 * b), (_x, -sp.oo, 0), conds="none")
+                 _integral(sp.exp(_x / b) / (2 * b), _x, -sp.oo, 0)
                  - sp.Rational(1, 2),
                  (sp.exp(-_x / b) / (2 * b) * b / 2).subs(_x, (s - loss * b) / 2)
                  - sp.exp((loss - eps0) / 2) / 4]
