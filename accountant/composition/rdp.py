@@ -338,8 +338,9 @@ def _pure_dp_renyi(epsilon: float, alpha: float) -> float:
     if epsilon == 0:
         return 0.0
     a1 = alpha - 1.0
-    # log((e^(a e) + e^(-(a-1) e)) / (1 + e^e)) = log(sigmoid(e)) + a e + log1p(e^(-(2a-1) e))
-    #   - ... computed as logaddexp minus log1p(e^e)
+    # log((e^(a e) + e^(-(a-1) e)) / (1 + e^e))
+    #   = log(sigmoid(e)) + (a-1) e + log1p(e^(-(2a-1) e))   (verify/symbolic.py checks it),
+    # computed as logaddexp minus log1p(e^e)
     num = np.logaddexp(alpha * epsilon, -a1 * epsilon)
     den = np.logaddexp(0.0, epsilon)
     raw = float(num - den) / a1
