@@ -161,9 +161,9 @@ def _bd0_series(x: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:
     return s
 
 
-def binomial_logpmf(k: np.ndarray, n: float, p: float, *,
+def binomial_logpmf(k: np.ndarray, n: npt.ArrayLike, p: float, *,
                     complement: bool = False) -> np.ndarray:
-    """log Bin(n, p)(k) for integer-valued k (vectorized); -inf outside 0..n.
+    """log Bin(n, p)(k) for integer-valued k (vectorized, also over n); -inf outside 0..n.
 
     complement=True gives log Bin(n, 1 - p)(k) = log Bin(n, p)(n - k) without forming 1 - p:
     the rounded 1 - p loses the relative accuracy of the small probability p (at p = 1e-11,
@@ -171,38 +171,47 @@ def binomial_logpmf(k: np.ndarray, n: float, p: float, *,
 
     Args:
         k: integer-valued points (array or scalar; floats holding integers are fine).
-        n: number of trials, an integer-valued float >= 0.
+        n: number of trials, an integer-valued float >= 0, or an array of them broadcast
+            against `k` (one evaluation for many n: the same operations elementwise).
         p: success probability in [0, 1].
         complement: evaluate Bin(n, 1 - p) instead, as described above.
 
     Returns:
-        An array of the shape of `k` with log Bin(n, p)(k) (or log Bin(n, 1 - p)(k)), within
-        `log_pmf_error` of the truth; -inf outside 0..n; p = 0 and p = 1 give the point masses.
+        An array of the broadcast shape with log Bin(n, p)(k) (or log Bin(n, 1 - p)(k)),
+        within `log_pmf_error` of the truth; -inf outside 0..n; p = 0 and p = 1 give the
+        point masses.
     """
+    scalar = np.ndim(n) == 0
     k = np.asarray(k, dtype=float)
+    nn = np.asarray(n, dtype=float)
+    if not scalar:
+        k, nn = np.broadcast_arrays(k, nn)
     if complement:
-        k = n - k
+        k = nn - k
     q = 1.0 - p
     out = np.full(k.shape, -np.inf)
     if p == 0.0:
         out[k == 0] = 0.0
         return out
     if p == 1.0:
-        out[k == n] = 0.0
+        out[k == nn] = 0.0
         return out
-    inside = (k >= 0) & (k <= n)
-    out[inside & (k == 0)] = n * math.log1p(-p)
-    out[inside & (k == n)] = n * math.log(p)
-    mid = inside & (k > 0) & (k < n)
+    inside = (k >= 0) & (k <= nn)
+    at0, atn = inside & (k == 0), inside & (k == nn)
+    out[at0] = (nn if scalar else nn[at0]) * math.log1p(-p)
+    out[atn] = (nn if scalar else nn[atn]) * math.log(p)
+    mid = inside & (k > 0) & (k < nn)
     if not mid.any():  # n = 0 (an empty binomial, the point mass at 0) has no interior
         return out
     km = k[mid]
-    np_hi, np_lo = two_product(np.array(float(n)), p)
+    nm = nn if scalar else nn[mid]
+    np_hi, np_lo = two_product(np.asarray(nm), p)
     d = (km - np_hi) - np_lo  # k - np, to about one ulp of itself
-    lc = (stirlerr(np.array(n)) - stirlerr(km) - stirlerr(n - km)
-          - bd0(km, np_hi, d) - bd0(n - km, n * q, -d))
+    lc = (stirlerr(np.asarray(nm)) - stirlerr(km) - stirlerr(nm - km)
+          - bd0(km, np_hi, d) - bd0(nm - km, nm * q, -d))
     # log(x (n-x)/n) from exact integer differences; log1p(-x/n) loses digits near x = n.
-    lf = np.log(2.0 * math.pi) + np.log(km) + np.log(n - km) - math.log(n)
+    ln_n = math.log(float(nm)) if scalar else np.log(nm)
+    lf = np.log(2.0 * math.pi) + np.log(km) + np.log(nm - km) - ln_n
     out[mid] = lc - 0.5 * lf
     return out
 

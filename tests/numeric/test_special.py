@@ -9,6 +9,7 @@ from accountant.numeric.special import (
     LOG_PMF_ABS_ERROR,
     LOG_PMF_REL_ERROR,
     binomial_logpmf,
+    log_pmf_error,
     negative_binomial_logpmf,
     poisson_logpmf,
     two_product,
@@ -89,3 +90,24 @@ def test_bd0_with_a_subnormal_mean_is_finite_and_right():
         m = mpmath.mpf(1e-320)
         want = [float(x * mpmath.log(x / m) - (x - m)) for x in (mpmath.mpf(1), mpmath.mpf(3))]
     assert np.allclose(got, want, rtol=1e-13, atol=0)
+
+
+def test_binomial_logpmf_broadcasts_over_n_as_the_scalar_calls_do() -> None:
+    # the vectorised n (used for Bin(c, 1/2) over many c in composition/subsampled.py) runs
+    # the same operations elementwise: each entry equals its scalar call to a few ulps, and
+    # lies within the stated error model of 60-digit mpmath
+    rng = np.random.default_rng(11)
+    for p in (0.5, 0.013, 0.97):
+        n = rng.integers(0, 5000, 400).astype(float)
+        k = np.floor(rng.uniform(-2, 1.02, 400) * n)
+        many = binomial_logpmf(k, n, p)
+        one = np.array([binomial_logpmf(np.array([kk]), float(nn), p)[0]
+                        for kk, nn in zip(k, n, strict=True)])
+        assert np.array_equal(np.isneginf(many), np.isneginf(one))
+        fin = np.isfinite(one)
+        assert np.allclose(many[fin], one[fin], rtol=1e-14, atol=1e-13)
+        with mpmath.workdps(60):
+            for kk, nn, v in list(zip(k[fin], n[fin], many[fin], strict=True))[:40]:
+                exact = (mpmath.log(mpmath.binomial(int(nn), int(kk))) + int(kk) * mpmath.log(p)
+                         + int(nn - kk) * mpmath.log(1 - mpmath.mpf(p)))
+                assert abs(v - float(exact)) <= log_pmf_error(np.array([v]))[0]
