@@ -8,6 +8,7 @@ the rounding direction stated.
 
 from __future__ import annotations
 
+import math
 import numbers
 from fractions import Fraction
 from typing import Any
@@ -56,7 +57,9 @@ def to_fmpq(x: Any) -> fmpq:
     if isinstance(x, Fraction):
         return fmpq(x.numerator, x.denominator)
     if isinstance(x, float):
-        f = Fraction(x)  # ValueError / OverflowError for nan / inf
+        if not math.isfinite(x):  # Fraction raises OverflowError for inf, ValueError for nan
+            raise ValueError(f"{x!r} has no rational value")
+        f = Fraction(x)
         return fmpq(f.numerator, f.denominator)
     if isinstance(x, mpmath.mpf):
         sign, man, exp, _ = x._mpf_
