@@ -141,3 +141,29 @@ def test_lqs12_amplification_by_hand():
     assert d == pytest.approx(1e-8, rel=1e-15)
     # rate 1 is the identity
     assert gp.lqs12_subsample(epsilon=0.7, delta=1e-5, rate=1.0) == pytest.approx((0.7, 1e-5))
+
+
+def test_fig5_caption_is_made_of_the_drawn_numbers(fig5_rows):
+    # issue 25 item 7: a short caption whose ratios are the rows' own (largest T)
+    note = fig5.headline_note(fig5_rows)
+    last = max(fig5_rows, key=lambda r: r["rounds"])
+    assert f"x{last['thm1_zw19'] / last['fmt_lqs12_kov']:.3g} (eps0=0.5)" in note
+    assert f"over the certified lower: x{last['thm1_zw19'] / last['lower_binary_rr']:.3g}" in note
+    assert len(note) <= 200
+
+
+def test_fig5_every_panel_has_a_y_label_and_a_zero_lower_end_is_said(tmp_path):
+    # panel 3's certified lower end is 0 at small T (delta covers the whole loss): log axes
+    # cannot draw it, so the panel must say so instead of dropping the points silently
+    panels = ((10**4, 0.5, 0.01), (10**5, 1.0, 0.001))
+    rows = fig5.compute(panels, (1, 100), orders=ORDERS, lower_rounds=(1, 100))
+    zero = [r for r in rows if r["n"] == 10**5]
+    assert all(r["lower_binary_rr"] == 0 for r in zero)
+    drawing = fig5._plot(rows, panels)
+    assert all(ax.get_ylabel() for ax in drawing.axes)
+    texts = [t.get_text() for t in drawing.axes[1].texts]
+    assert any("certified lower = 0 at T <= 100" in t for t in texts)
+    assert not drawing.axes[0].texts
+    assert drawing.caption.count("certified lower: x") == 1  # panel 3 has no ratio to a 0
+    assert len(drawing.axes[1].get_lines()[-1].get_xdata()) == 0 or all(
+        y > 0 for y in drawing.axes[1].get_lines()[-1].get_ydata())
