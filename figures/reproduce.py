@@ -66,8 +66,9 @@ def reproduce(out: Path, *, quick: bool = False, only: list[str] | None = None,
         out: the output directory (created).
         quick: smaller grids (CI), never a different method.
         only: figure names (and/or "audit") to run; None runs everything.
-        progress: show progress bars on stderr (overall and per figure) and one line per
-            finished figure.
+        progress: show progress bars on stderr (overall and per figure; a terminal only) and
+            a line per figure when it starts (with its time in the previous run into `out`,
+            if any) and when it ends (through a pipe too).
 
     Returns:
         The index (also written to out/index.json).
@@ -86,6 +87,7 @@ def reproduce(out: Path, *, quick: bool = False, only: list[str] | None = None,
                                  f"{', '.join(sorted(names))}")
         specs = [s for s in specs if s.name in only]
     out.mkdir(parents=True, exist_ok=True)
+    expected = _expected_seconds(out, quick)
     entries = []
     set_progress(progress)
     bar = tqdm(specs, desc="reproduce", unit="figure", file=sys.stderr, position=0,
@@ -93,6 +95,13 @@ def reproduce(out: Path, *, quick: bool = False, only: list[str] | None = None,
     try:
         for spec in bar:
             bar.set_postfix_str(spec.name)
+            if progress:
+                # a line per stage before it runs, so a pipe or a log shows what is running
+                # and how long it took last time (tqdm's bars need a terminal)
+                guess = expected.get(spec.name)
+                tqdm.write(f"{spec.name}: started" + (
+                    f" (last run here: {guess:.1f} s)" if guess is not None else ""),
+                    file=sys.stderr)
             t0 = time.perf_counter()
             try:
                 files = spec.run(out, quick)
@@ -116,6 +125,19 @@ def reproduce(out: Path, *, quick: bool = False, only: list[str] | None = None,
     (out / "index.json").write_text(json.dumps(index, indent=2) + "\n")
     write_index_md(out, entries, {s.name: s for s in specs}, quick=quick)
     return index
+
+
+def _expected_seconds(out: Path, quick: bool) -> dict[str, float]:
+    """Each figure's time in the previous run into `out` with the same `quick` (its
+    index.json), or nothing: the estimate printed beside each stage."""
+    try:
+        index = json.loads((out / "index.json").read_text())
+        if bool(index.get("quick")) != quick:
+            return {}
+        return {str(e["name"]): float(e["seconds"]) for e in index.get("figures", [])
+                if e.get("status") == "ok"}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {}
 
 
 def write_index_md(out: Path, entries: list[dict[str, Any]], specs: dict[str, FigureSpec],

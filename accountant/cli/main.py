@@ -18,6 +18,7 @@ import os
 import sys
 import textwrap
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any
@@ -97,19 +98,41 @@ def _selection(argv: Sequence[str]) -> tuple[str | None, str | None]:
     return (words[0] if words else None), (words[1] if len(words) > 1 else None)
 
 
+# through a pipe: the first "still running" line after PIPE_FIRST s, then every PIPE_EVERY s
+PIPE_FIRST, PIPE_EVERY = 10.0, 30.0
 # commands that report their own progress (per figure, per grid point)
 _OWN_PROGRESS = {"reproduce", "sweep", "selfcheck"}
 
 
 @contextlib.contextmanager
 def _elapsed(label: str, *, show: bool, after: float = 2.0) -> Iterator[None]:
-    """Show an elapsed-time line on stderr (a terminal only) once a command runs longer
-    than `after` seconds, so that long computations do not look hung; stdout (and so
-    --json) is untouched, and nothing is shown when stderr is a file or pipe."""
-    if not (show and sys.stderr.isatty()):
+    """Show an elapsed-time line on stderr once a command runs longer than `after` seconds,
+    so that long computations do not look hung: a live line on a terminal; through a pipe
+    or into a file, a plain line after 10 s and every 30 s after it (few enough for logs).
+    stdout (and so --json) is untouched."""
+    if not show:
         yield
         return
     stop = threading.Event()
+    if not sys.stderr.isatty():
+        start = time.monotonic()
+
+        def lines() -> None:
+            wait = PIPE_FIRST
+            while not stop.wait(wait):
+                sys.stderr.write(f"{label}: still running, "
+                                 f"{time.monotonic() - start:.0f} s elapsed\n")
+                sys.stderr.flush()
+                wait = PIPE_EVERY
+
+        plain = threading.Thread(target=lines, daemon=True)
+        plain.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            plain.join()
+        return
 
     def run() -> None:
         if stop.wait(after):

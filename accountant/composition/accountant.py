@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import enum
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -434,43 +435,53 @@ class Accountant:
 
     # ------------------------------------------------------------------ answering
     def get_epsilon(self, delta: float, *, method: str = "all",
-                    discretization: float | None = None) -> Bracket:
+                    discretization: float | None = None,
+                    progress: Callable[[str], None] | None = None) -> Bracket:
         """epsilon(delta) of the composition.
 
         Args:
             delta: in (0, 1).
             method: "all" or one route of `ROUTES`.
             discretization: PLD grid width (None: automatic).
+            progress: called with one line as each route starts and ends (e.g. `print`,
+                or `tqdm.write`), for ledgers that take more than a few seconds.
 
         Returns:
             A `Bracket`: certified upper end (its method names the route that won), lower
             end where every entry has one, the dominating pairs' own lower end.
         """
-        return self.report(delta=delta, method=method, discretization=discretization).bracket
+        return self.report(delta=delta, method=method, discretization=discretization,
+                           progress=progress).bracket
 
     def get_delta(self, epsilon: float, *, method: str = "all",
-                  discretization: float | None = None) -> Bracket:
+                  discretization: float | None = None,
+                  progress: Callable[[str], None] | None = None) -> Bracket:
         """delta(epsilon) of the composition.
 
         Args:
             epsilon: >= 0.
             method: "all" or one route of `ROUTES`.
             discretization: PLD grid width (None: automatic).
+            progress: called with one line as each route starts and ends (e.g. `print`,
+                or `tqdm.write`), for ledgers that take more than a few seconds.
 
         Returns:
             A `Bracket` as for `get_epsilon`.
         """
         return self.report(epsilon=epsilon, method=method,
-                           discretization=discretization).bracket
+                           discretization=discretization, progress=progress).bracket
 
     def report(self, *, delta: float | None = None, epsilon: float | None = None,
-               method: str = "all", discretization: float | None = None) -> Report:
+               method: str = "all", discretization: float | None = None,
+               progress: Callable[[str], None] | None = None) -> Report:
         """Every route's answer at one point, and the bracket.
 
         Args:
             delta, epsilon: exactly one: where to read the other coordinate.
             method: "all" or one route of `ROUTES`.
             discretization: PLD grid width (None: automatic).
+            progress: called with one line as each route starts and ends (e.g. `print`,
+                or `tqdm.write`), for ledgers that take more than a few seconds.
 
         Returns:
             The `Report`.
@@ -505,7 +516,12 @@ class Accountant:
                         f"its upper end by at most that (method={route!r} computes it)")})
                     continue
             if method in ("all", route):
+                t0 = time.perf_counter()
+                if progress is not None:
+                    progress(f"{route}: started")
                 entries += routes[route](delta, epsilon, discretization, method == route)
+                if progress is not None:
+                    progress(f"{route}: done in {time.perf_counter() - t0:.1f} s")
         bracket = _bracket(entries, quantity, at)
         if not any(e.pair_only for e in self._ledger):
             # every entry is a mechanism (or a class of them): the routes' bounds hold for
