@@ -226,7 +226,9 @@ def _concave_ladder(center, step, spread=0):
 @pytest.mark.parametrize("center, step, spread", [
     (math.log(0.25), 0.4, 0), (math.log(0.25), 0.05, 1e-20), (math.log(0.25), 1e-4, 0),
     (math.log(0.02), 1.0, 1e-9), (math.log(0.6), 0.2, 0), (math.log(0.9), 0.03, 1e-12),
-    (math.log(1 / 16), 0.01, 1e-15), (math.log(0.07), 0.3, 0)])
+    (math.log(1 / 16), 0.01, 1e-15), (math.log(0.07), 0.3, 0),
+    # the peak (x* ~ 0.0604) in the second-to-last cell, and in the second cell
+    (math.log(0.06) - 0.25, 0.1, 0), (math.log(0.06) + 0.25, 0.1, 0)])
 def test_line_max_is_the_chord_bound(center, step, spread):
     """On every cell: at least the true maximum of the concave g there (sound), and equal to
     the exact chord bound of the docstring up to the interval rounding (tight: a dropped
@@ -569,3 +571,42 @@ def test_optimal_pure_dp_labels():
     assert r.method.startswith("composition.conversion.delta_optimal of ")
     assert r.source is not None and "Asoodeh" in r.source.citation
     assert r.error_budget == 0.0 and r.kind is Kind.UPPER
+
+
+@pytest.mark.parametrize("ulps", [1, 2, 4])
+def test_enclose_a_few_ulps_below_the_full_point(ulps):
+    """q a few 128-bit ulps below e^-tau: the interval of log q + tau straddles 0 or nearly,
+    but p = 1 is infeasible (p_max ~ 1 - 2^-130), so p = 1 must not be claimed proven:
+    p_lo <= p_max (a lower end of g above the truth would be unsound)."""
+    tau = 1.0
+    with mpmath.workprec(400):
+        target = mpmath.exp(-mpmath.mpf(tau))
+    with mpmath.workprec(128), cv._iv_prec(128):
+        q = +target
+        with mpmath.workprec(400):
+            while q >= target:
+                q -= mpmath.mpf(2) ** -129
+            q -= (ulps - 1) * mpmath.mpf(2) ** -129
+        gamma = mpmath.iv.exp(mpmath.iv.mpf(0.5))
+        e = cv._enclose(q, 3.0, tau, gamma, None)
+    with mpmath.workdps(130):
+        assert q < target
+        p = _p_star(q, 3.0, tau)
+        assert p < 1
+        assert e.p_lo <= p <= e.p_hi, (e.p_lo, p, e.p_hi)
+        assert e.g_lo <= p - mpmath.exp(mpmath.mpf(0.5)) * q <= e.g_hi
+
+
+@pytest.mark.parametrize("q", ["0.01", "0.02", "0.03", "0.05", "0.07", "0.011"])
+def test_enclose_proves_its_ends_whatever_the_located_root(q, monkeypatch):
+    """`_root_d` only locates: fed a d placed so that q + d (1 + 2^-88) lands on p_max itself
+    (within the 128-bit rounding, where the interval test cannot decide), `_enclose` must not
+    take that point as p_hi unproven; p_lo <= p_max <= p_hi still holds."""
+    with mpmath.workprec(128), cv._iv_prec(128):
+        qm = mpmath.mpf(q)
+        p = _p_star(qm, 2.0, 0.1)
+        d_at_boundary = (p - qm) / (1 + mpmath.mpf(2) ** -88)
+        monkeypatch.setattr(cv, "_root_d", lambda *args: d_at_boundary)
+        e = cv._enclose(qm, 2.0, 0.1, mpmath.iv.exp(mpmath.iv.mpf(0.5)), None)
+    with mpmath.workdps(130):
+        assert e.p_lo <= p <= e.p_hi, (q, e.p_lo, p, e.p_hi)

@@ -51,6 +51,7 @@ def _check_count_view(view, n, high, low, rate, relation, *, tight=1e-10):
     errors themselves below `tight` (absolute) where the value is finite, 0 where not."""
     a, b = Fraction(rate) * Fraction(high), Fraction(rate) * Fraction(low)
     c = b if relation == "substitute" else Fraction(0)
+    assert view.grid_exact is True  # true probabilities on the grid (the pair's lower ends)
     with mpmath.workdps(_DPS):
         for i, k in enumerate(int(k) for k in view.coords[0]):
             lp, lq = _count_truth(n, a, b, c, k)
