@@ -610,3 +610,17 @@ def test_enclose_proves_its_ends_whatever_the_located_root(q, monkeypatch):
         e = cv._enclose(qm, 2.0, 0.1, mpmath.iv.exp(mpmath.iv.mpf(0.5)), None)
     with mpmath.workdps(130):
         assert e.p_lo <= p <= e.p_hi, (q, e.p_lo, p, e.p_hi)
+
+
+# ------------------------------------------------------------------ closed forms: labels
+@pytest.mark.parametrize("name", ["epsilon_mironov", "delta_mironov", "epsilon_cks",
+                                  "delta_cks"])
+def test_closed_forms_name_their_theorem(name):
+    """The Result's source cites the theorem used (Mironov 2017 / CKS 2020) and its method
+    names the function."""
+    curve = RdpCurve(orders=(2.0, 8.0, 32.0), values=(0.2, 0.8, 3.2))
+    fn = getattr(cv, name)
+    res = fn(curve, delta=1e-6) if name.startswith("epsilon") else fn(curve, epsilon=1.0)
+    citation = "Mironov" if "mironov" in name else "Canonne"
+    assert citation in res.source.citation
+    assert res.method.startswith(f"composition.conversion.{name} of ")
