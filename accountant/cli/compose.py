@@ -26,15 +26,16 @@ mechanism. A SPEC is one string:
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 from collections.abc import Sequence
 from typing import Any
 
 from accountant.bounds import girgis_2021
 from accountant.cli.registry import protocol_entries, protocol_spec
-from accountant.cli.types import AT_DELTA, AT_EPSILON, USERS, integer, real
+from accountant.cli.types import AT_DELTA, AT_EPSILON, TARGET_EPSILON, USERS, integer, real
 from accountant.cli.types import EPSILON0 as EPSILON0_CLI
-from accountant.composition import subsampling
+from accountant.composition import calibration, subsampling
 from accountant.composition.accountant import (
     Accountant,
     EpsilonDelta,
@@ -49,7 +50,8 @@ from accountant.errors import ParameterError
 from accountant.result import Result
 from accountant.view import ViewPair
 
-__all__ = ["register", "parse_spec", "compose", "METHODS"]
+__all__ = ["register", "register_calibrate", "parse_spec", "compose", "calibrate_compose",
+           "METHODS"]
 
 METHODS = ("analytic", "pld", "rdp", "kov", "all")
 _GIRGIS_ORDERS = tuple(float(a) for a in range(2, 65))
@@ -196,23 +198,7 @@ def compose(specs: list[str], *, rounds: int | Sequence[int], delta: float | Non
     # delta, epsilon, the rate and the rounds are checked once, where they enter the
     # library: Accountant.report, Subsampled and Accountant.compose
     counts = _rounds_per_spec(specs, rounds)
-    accountant = Accountant(neighboring=relation)
-    pairs = []
-    for spec, count in zip(specs, counts, strict=True):
-        try:
-            event, pair = parse_spec(spec)
-        except ParameterError as exc:  # name the flag and the spec the error is about
-            text = str(exc)
-            raise ParameterError(text if text.startswith("--mechanism") else
-                                 f"--mechanism {spec!r}: {text}") from None
-        if pair is not None:
-            pairs.append(f"{spec!r}: {pair}")
-        if sampling_rate is not None:
-            if isinstance(event, ViewPair):
-                raise ParameterError(f"--mechanism {spec!r} names one neighbouring pair, "
-                                     "which cannot be subsampled; drop --ones")
-            event = Subsampled(event, sampling_rate)
-        accountant.compose(event, count)
+    accountant, pairs = _ledger(specs, counts, sampling_rate, relation)
     report = accountant.report(delta=delta, epsilon=epsilon, method=method,
                                discretization=discretization)
     if method == "analytic" and not any("result" in e for e in report.entries):
@@ -243,6 +229,174 @@ def compose(specs: list[str], *, rounds: int | Sequence[int], delta: float | Non
     if report.heuristic:
         body["caveat"] = subsampling.POISSON_CAVEAT
     return body
+
+
+def _ledger(specs: Sequence[str], counts: Sequence[int], sampling_rate: float | None,
+            relation: str) -> tuple[Accountant, list[str]]:
+    """The ledger of the --mechanism specs, and the neighbouring pairs named by --ones."""
+    accountant = Accountant(neighboring=relation)
+    pairs = []
+    for spec, count in zip(specs, counts, strict=True):
+        try:
+            event, pair = parse_spec(spec)
+        except ParameterError as exc:  # name the flag and the spec the error is about
+            text = str(exc)
+            raise ParameterError(text if text.startswith("--mechanism") else
+                                 f"--mechanism {spec!r}: {text}") from None
+        if pair is not None:
+            pairs.append(f"{spec!r}: {pair}")
+        if sampling_rate is not None:
+            if isinstance(event, ViewPair):
+                raise ParameterError(f"--mechanism {spec!r} names one neighbouring pair, "
+                                     "which cannot be subsampled; drop --ones")
+            event = Subsampled(event, sampling_rate)
+        accountant.compose(event, count)
+    return accountant, pairs
+
+
+# ------------------------------------------------------------------ calibrate compose
+# the parameters `calibrate compose` solves for: (epsilon grows with it, integer, default
+# search interval); any other flag given as ? is refused
+_FREE: dict[str, tuple[bool, bool, tuple[float, float]]] = {
+    "--noise-multiplier": (False, False, (0.1, 1000.0)),  # below 0.1: minutes per point
+    "--epsilon0": (True, False, (1e-3, 50.0)),
+    "--epsilon": (True, False, (1e-6, 50.0)),
+    "--n": (False, True, (2.0, 1e9)),
+    # (1e6 rounds of a view cost minutes and GiBs in the PLD route today: issue 21)
+    "--rounds": (True, True, (1.0, 1e5)),
+    "--sampling-rate": (True, False, (1e-6, 1.0)),
+}
+FREE = "?"
+
+
+def calibrate_compose(specs: list[str], *, rounds: Sequence[str], sampling_rate: str | None,
+                      relation: str, target_epsilon: float, target_delta: float,
+                      search: tuple[float, float] | None = None) -> dict[str, Any]:
+    """`calibrate compose`: the one parameter written as `?` (a --mechanism flag, --rounds or
+    --sampling-rate) nearest the boundary of the target whose certified epsilon(delta) is
+    <= target_epsilon (`composition.calibrate`, bisection on certified brackets).
+
+    Args:
+        specs: --mechanism strings; exactly one `?` among them and the other two flags.
+        rounds: --rounds values as given (integers or `?`).
+        sampling_rate: --sampling-rate as given, or None.
+        relation: the neighbouring relation.
+        target_epsilon, target_delta: the target.
+        search: the search interval, or None for the parameter's default (`_FREE`).
+
+    Returns:
+        The JSON body: the calibrated parameter, its certified bracket, and the parameter
+        nearest it at which the target is certainly missed.
+
+    Raises:
+        ParameterError: no `?`, several, or one on a flag that cannot be calibrated.
+        RegimeError: even the safest end of the search interval misses the target.
+    """
+    tokens = [(i, shlex.split(spec)) for i, spec in enumerate(specs)]
+    places = [(i, j) for i, words in tokens for j, w in enumerate(words) if w == FREE]
+    where = (["--rounds"] * sum(r == FREE for r in rounds)
+             + (["--sampling-rate"] if sampling_rate == FREE else []))
+    if len(places) + len(where) != 1:
+        raise ParameterError(f"write exactly one parameter as {FREE!r} (a --mechanism flag, "
+                             f"--rounds or --sampling-rate); found {len(places) + len(where)}")
+    flag = where[0] if where else tokens[places[0][0]][1][places[0][1] - 1]
+    if flag not in _FREE:
+        raise ParameterError(f"{flag} {FREE}: cannot be calibrated (one of "
+                             f"{', '.join(_FREE)})")
+    increasing, integer_valued, default = _FREE[flag]
+    lo, hi = search if search is not None else default
+    if flag == "--sampling-rate":
+        hi = min(hi, 1.0)
+
+    def text(value: float) -> str:
+        return str(int(round(value))) if integer_valued else repr(float(value))
+
+    def build(value: float) -> Accountant:
+        new_specs = list(specs)
+        if places:
+            i, j = places[0]
+            words = list(tokens[i][1])
+            words[j] = text(value)
+            new_specs[i] = shlex.join(words)
+        counts = [int(round(value)) if r == FREE else int(r) for r in rounds]
+        counts = _rounds_per_spec(new_specs, counts)
+        rate = (value if sampling_rate == FREE else
+                None if sampling_rate is None else float(sampling_rate))
+        return _ledger(new_specs, counts, rate, relation)[0]
+
+    found = calibration.calibrate(build, lo=lo, hi=hi, target_epsilon=target_epsilon,
+                                  delta=target_delta, increasing=increasing,
+                                  integer=integer_valued)
+    body: dict[str, Any] = {
+        "params": {"mechanisms": list(specs), "rounds": list(rounds),
+                   "sampling_rate": sampling_rate, "relation": relation,
+                   "target_epsilon": target_epsilon, "target_delta": target_delta,
+                   "search": [lo, hi]},
+        "calibrated": {"flag": flag, "value": float(found.value),
+                       "kind": "calibrated",
+                       "note": "the certified epsilon(delta) here is <= the target"},
+        "missed": {"value": found.missed, "kind": "calibrated",
+                   "note": "the nearest value tried whose certified lower end exceeds the "
+                           "target (None: none was)"},
+        "evaluations": found.evaluations,
+    }
+    body.update(found.bracket.json_items("epsilon"))
+    body["scope"] = {"guarantee": "mechanism"}
+    return body
+
+
+def _search(text: str) -> tuple[float, float]:
+    try:
+        lo, hi = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LO,HI, got {text!r}") from None
+    if not (0 < lo < hi < math.inf):
+        raise argparse.ArgumentTypeError(f"--search {text!r}: need 0 < LO < HI < inf")
+    return lo, hi
+
+
+def _rounds_or_free(text: str) -> str:
+    if text == FREE:
+        return text
+    integer(_ROUNDS)(text)
+    return text
+
+
+def _rate_or_free(text: str) -> str:
+    if text == FREE:
+        return text
+    real(_RATE)(text)
+    return text
+
+
+def _calibrate_handler(args: argparse.Namespace) -> dict[str, Any]:
+    return calibrate_compose(args.mechanism, rounds=args.rounds,
+                             sampling_rate=args.sampling_rate, relation=args.relation,
+                             target_epsilon=args.target_epsilon,
+                             target_delta=args.target_delta, search=args.search)
+
+
+def register_calibrate(p: argparse.ArgumentParser) -> None:
+    """The flags of `calibrate compose` (added under `calibrate` by `accountant.cli`)."""
+    p.add_argument("--mechanism", action="append", required=True,
+                   help="as for compose; one flag may be written ? (e.g. \"gaussian "
+                        "--noise-multiplier ?\", \"ldp --n 100000 --epsilon0 ?\")")
+    p.add_argument("--rounds", type=_rounds_or_free, action="append", required=True,
+                   help="as for compose, or ? to find the most rounds within the target")
+    p.add_argument("--sampling-rate", type=_rate_or_free, default=None,
+                   help="as for compose, or ? to find the largest rate within the target")
+    p.add_argument("--relation", choices=list(RELATIONS), default="substitute",
+                   help="neighbouring relation (default substitute)")
+    p.add_argument("--target-epsilon", type=real(TARGET_EPSILON), required=True,
+                   help="the epsilon to meet, in [1e-150, 700)")
+    p.add_argument("--target-delta", type=real(AT_DELTA.named("target-delta")),
+                   required=True, help="the delta to meet, in (0, 1)")
+    p.add_argument("--search", type=_search, default=None,
+                   help="LO,HI: the interval searched (default by parameter: noise "
+                        "multiplier 0.1,1000; epsilon0 0.001,50; n 2,1e9; rounds 1,1e5; "
+                        "sampling rate 1e-6,1)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=_calibrate_handler)
 
 
 def _entry_json(entry: dict[str, Any]) -> dict[str, Any]:

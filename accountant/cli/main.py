@@ -214,6 +214,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             handler = (load(extra)[(command, entry.name)] if extra is not None
                        else spec.handlers[command])
             pp.set_defaults(handler=handler)
+        if command == "calibrate":
+            # a ledger's parameter (issue 21): not a protocol of the registry table
+            cpp = psub.add_parser("compose", help="the parameter of a composition (written "
+                                                  "?) that meets a target")
+            if every or name == "compose":
+                importlib.import_module("accountant.cli.compose").register_calibrate(cpp)
         # (looked up only for `audit`: finding the module imports the figures package)
         if (command == "audit" and (every or chosen == "audit")
                 and importlib.util.find_spec("figures") is not None):

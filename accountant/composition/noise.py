@@ -416,9 +416,17 @@ class NoisePair(LossPmfSource):
         sign = 1.0 if pessimistic else -1.0
         span = -math.expm1(-width)
         # pieces within one grid cell [j, j+1]: f = (1 - (Q/P) e^(j width)) / (1 - e^-width)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r_up = np.where(p_lo > 0, q_hi / p_lo, np.inf) * np.exp(j * width) * (1 + 8 * _U)
-            r_dn = np.where(p_hi > 0, q_lo / p_hi, 0.0) * np.exp(j * width) * (1 - 8 * _U)
+        # in logs: e^(j width) alone overflows above a loss of 709 (small noise), while
+        # Q/P is tiny there; the sum's rounding is covered by `slack`
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            lq_hi, lq_lo, lp_hi, lp_lo = (np.log(v) for v in (q_hi, q_lo, p_hi, p_lo))
+            jw = j * width
+            size = [np.abs(np.where(np.isfinite(v), v, 0.0)) for v in (lq_hi, lq_lo, lp_hi,
+                                                                        lp_lo)]
+            slack = 4 * _U * (2 * np.maximum.reduce(size) + np.abs(jw) + 1)
+            r_up = np.where(p_lo > 0, np.exp(lq_hi - lp_lo + jw + slack), np.inf)
+            r_dn = np.where(p_hi > 0, np.exp(lq_lo - lp_hi + jw - slack), 0.0)
+            r_up, r_dn = r_up * (1 + 8 * _U), r_dn * (1 - 8 * _U)
         f_hi = np.clip((1 - r_dn) / span * (1 + 8 * _U), 0.0, 1.0)
         f_lo = np.clip((1 - r_up) / span * (1 - 8 * _U), 0.0, 1.0)
         f = f_hi if pessimistic else f_lo
