@@ -41,10 +41,11 @@ def test_gkm_rho_too_small_to_move_epsilon_prime_names_rho():
 
 
 def test_ggkpv_calibration_of_an_unreachable_target_stops_with_a_reason():
-    start = time.perf_counter()
+    # CPU seconds of this process: another xdist worker on the same cores does not count
+    start = time.process_time()
     with pytest.raises(RegimeError, match="no rho <= .* meets target_epsilon=1e-300"):
         calibrate(n=64, B=7, target_epsilon=1e-300, target_delta=1e-6, tau=6)
-    assert time.perf_counter() - start < 30
+    assert time.process_time() - start < 30
 
 
 def test_ggkpv_search_budget_shrinks_for_tiny_delta_and_respects_the_mean_count():

@@ -41,6 +41,10 @@ from accountant.protocols.randomizer import RandomizerMechanism
 from verify import selfcheck as sc
 from verify import strategies as S
 
+# the last test (test_zz_*) checks the totals that the others add up in this module:
+# under `pytest -n 2` all of them run on one worker (tests/conftest.py)
+pytestmark = pytest.mark.xdist_group("property-oracle")
+
 CHECKERS = {"default": sc.Checker(skip_known=False), "slow": sc.Checker(skip_known=False)}
 RAN: dict[str, set[str]] = {"default": set(), "slow": set()}
 EXCLUDED: dict[str, dict[str, int]] = {"default": {}, "slow": {}}

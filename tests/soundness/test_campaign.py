@@ -25,6 +25,10 @@ from hypothesis import strategies as st
 from accountant.domains import ALPHA, DELTA, EPSILON, EPSILON0, N_PAIR, N_USERS
 from verify import selfcheck as sc
 
+# the last test (test_zz_*) checks the totals that the others add up in this module:
+# under `pytest -n 2` all of them run on one worker (tests/conftest.py)
+pytestmark = pytest.mark.xdist_group("soundness-campaign")
+
 CHECKERS = {"default": sc.Checker(), "slow": sc.Checker()}
 RAN: dict[str, set[str]] = {"default": set(), "slow": set()}
 MIN_CASES = {"default": 500, "slow": 10_000}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 
 import mpmath
 import pytest
@@ -19,13 +20,17 @@ def _f(expr: sp.Expr) -> float:
 
 # ------------------------------------------------------------------ each check holds
 def test_all_checks_hold_and_are_well_formed() -> None:
+    cpu = time.process_time()
     checks = sym.all_checks()
+    cpu = time.process_time() - cpu
     assert [c.name for c in checks] == [f.__name__ for f in sym.CHECKS]
     for c in checks:
         assert c.holds, c.detail
         assert c.method in (sym.SIMPLIFY, sym.INTEGRATE, sym.POINTS)
         assert c.backs and c.statement
-    assert sum(c.seconds for c in checks) < 20
+    # CPU seconds of this process (the checks' own times are wall time, which another xdist
+    # worker or job on the same cores stretches)
+    assert cpu < 20
     with pytest.raises(AttributeError):
         checks[0].holds = False  # type: ignore[misc]  # frozen
 
