@@ -597,15 +597,16 @@ def test_enclose_a_few_ulps_below_the_full_point(ulps):
         assert e.g_lo <= p - mpmath.exp(mpmath.mpf(0.5)) * q <= e.g_hi
 
 
+@pytest.mark.parametrize("sign", [1, -1])
 @pytest.mark.parametrize("q", ["0.01", "0.02", "0.03", "0.05", "0.07", "0.011"])
-def test_enclose_proves_its_ends_whatever_the_located_root(q, monkeypatch):
-    """`_root_d` only locates: fed a d placed so that q + d (1 + 2^-88) lands on p_max itself
+def test_enclose_proves_its_ends_whatever_the_located_root(q, sign, monkeypatch):
+    """`_root_d` only locates: fed a d placed so that q + d (1 +- 2^-88) lands on p_max itself
     (within the 128-bit rounding, where the interval test cannot decide), `_enclose` must not
-    take that point as p_hi unproven; p_lo <= p_max <= p_hi still holds."""
+    take that point as p_hi (or p_lo) unproven; p_lo <= p_max <= p_hi still holds."""
     with mpmath.workprec(128), cv._iv_prec(128):
         qm = mpmath.mpf(q)
         p = _p_star(qm, 2.0, 0.1)
-        d_at_boundary = (p - qm) / (1 + mpmath.mpf(2) ** -88)
+        d_at_boundary = (p - qm) / (1 + sign * mpmath.mpf(2) ** -88)
         monkeypatch.setattr(cv, "_root_d", lambda *args: d_at_boundary)
         e = cv._enclose(qm, 2.0, 0.1, mpmath.iv.exp(mpmath.iv.mpf(0.5)), None)
     with mpmath.workdps(130):
