@@ -19,7 +19,7 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any
 
@@ -125,13 +125,8 @@ def _elapsed(label: str, *, show: bool, after: float = 2.0) -> Iterator[None]:
                 sys.stderr.flush()
                 wait = PIPE_EVERY
 
-        plain = threading.Thread(target=lines, daemon=True)
-        plain.start()
-        try:
+        with _beside(lines, stop):
             yield
-        finally:
-            stop.set()
-            plain.join()
         return
 
     def run() -> None:
@@ -144,7 +139,14 @@ def _elapsed(label: str, *, show: bool, after: float = 2.0) -> Iterator[None]:
             while not stop.wait(0.5):
                 bar.refresh()
 
-    worker = threading.Thread(target=run, daemon=True)
+    with _beside(run, stop):
+        yield
+
+
+@contextlib.contextmanager
+def _beside(target: Callable[[], None], stop: threading.Event) -> Iterator[None]:
+    """Run `target` in a daemon thread while the block runs; then set `stop` and join."""
+    worker = threading.Thread(target=target, daemon=True)
     worker.start()
     try:
         yield
