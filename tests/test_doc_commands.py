@@ -202,7 +202,7 @@ def _scan_block(body: list[tuple[int, str]], *, labelled: bool, unknown: list[st
             if _is_cli(part):
                 shown = tuple(o.rstrip() for o in output if o.strip()) if prompted else None
                 out.append((number, part, False, shown or None))
-            elif labelled and not NOT_RUN.match(part):
+            elif labelled and not NOT_RUN.match(part.split(" #")[0].strip()):
                 unknown.append(f"{page}:{number}: {part}")
     return out
 
