@@ -84,3 +84,27 @@ def test_abbreviated_flags_are_refused(argv, capsys):
     taken only as spelled, anywhere on the command line."""
     assert main(argv) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_compose_samples_without_replacement(capsys):
+    # --sample-size M --dataset-size N: the Gaussian's fixed-size batches under
+    # substitution, composed through Poisson's add/remove pair at half the noise multiplier
+    # (accountant.composition.interop.SampledWithoutReplacement)
+    from accountant.composition import Accountant, GaussianNoise, Subsampled
+
+    code = main(["compose", "--mechanism", "gaussian --noise-multiplier 2", "--rounds", "50",
+                 "--sample-size", "100", "--dataset-size", "10000", "--at-delta", "1e-5",
+                 "--json"])
+    body = json.loads(capsys.readouterr().out)
+    assert code == 0 and body["params"]["sample_size"] == 100
+    ref = Accountant("add-remove").compose(Subsampled(GaussianNoise(1.0), 0.01), 50)
+    b = ref.get_epsilon(1e-5)
+    assert body["epsilon"]["value"] == b.upper.value
+    assert body["epsilon_lower"]["value"] == b.lower.value
+    for extra in (["--sample-size", "100"],
+                  ["--sample-size", "100", "--dataset-size", "10000", "--sampling-rate", "0.1"],
+                  ["--sample-size", "100", "--dataset-size", "10000", "--relation",
+                   "add-remove"]):
+        assert main(["compose", "--mechanism", "gaussian --noise-multiplier 2", "--rounds",
+                     "5", "--at-delta", "1e-5", *extra]) == 2
+        assert len(capsys.readouterr().err.strip().splitlines()) == 1

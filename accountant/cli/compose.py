@@ -41,6 +41,7 @@ from accountant.composition.accountant import (
     EpsilonDelta,
     GaussianNoise,
     LaplaceNoise,
+    SampledWithoutReplacement,
     Subsampled,
 )
 from accountant.composition.rdp import RdpCurve
@@ -169,7 +170,8 @@ def _rounds_per_spec(specs: Sequence[str], rounds: int | Sequence[int]) -> list[
 def compose(specs: list[str], *, rounds: int | Sequence[int], delta: float | None = None,
             epsilon: float | None = None, sampling_rate: float | None = None,
             method: str = "all", discretization: float | None = None,
-            relation: str = "substitute") -> dict[str, Any]:
+            relation: str = "substitute",
+            batch: tuple[int, int] | None = None) -> dict[str, Any]:
     """The compose command's JSON body (without "command"): the `Accountant`'s report.
 
     Args:
@@ -180,6 +182,8 @@ def compose(specs: list[str], *, rounds: int | Sequence[int], delta: float | Non
         method: "analytic", "pld", "rdp", "kov" or "all".
         discretization: PLD grid width (None: automatic).
         relation: neighbouring relation: "substitute" or "add-remove".
+        batch: (sample size, dataset size) of sampling without replacement (Gaussian
+            mechanisms, substitution), or None.
 
     Returns:
         The JSON body: every route's entry, the bracket's certified upper end and lower
@@ -198,7 +202,10 @@ def compose(specs: list[str], *, rounds: int | Sequence[int], delta: float | Non
     # delta, epsilon, the rate and the rounds are checked once, where they enter the
     # library: Accountant.report, Subsampled and Accountant.compose
     counts = _rounds_per_spec(specs, rounds)
-    accountant, pairs = _ledger(specs, counts, sampling_rate, relation)
+    if batch is not None and sampling_rate is not None:
+        raise ParameterError("--sample-size/--dataset-size (sampling without replacement) "
+                             "and --sampling-rate (Poisson) exclude each other")
+    accountant, pairs = _ledger(specs, counts, sampling_rate, relation, batch)
     report = accountant.report(delta=delta, epsilon=epsilon, method=method,
                                discretization=discretization)
     if method == "analytic" and not any("result" in e for e in report.entries):
@@ -211,7 +218,8 @@ def compose(specs: list[str], *, rounds: int | Sequence[int], delta: float | Non
     body: dict[str, Any] = {
         "params": {"mechanisms": list(specs),
                    "rounds": counts[0] if len(set(counts)) == 1 else counts,
-                   "sampling_rate": sampling_rate, "relation": relation, "method": method},
+                   "sampling_rate": sampling_rate, "relation": relation, "method": method,
+                   **({"sample_size": batch[0], "dataset_size": batch[1]} if batch else {})},
         "methods": [_entry_json(e) for e in report.entries],
     }
     body.update(report.bracket.json_items(quantity))
@@ -232,7 +240,8 @@ def compose(specs: list[str], *, rounds: int | Sequence[int], delta: float | Non
 
 
 def _ledger(specs: Sequence[str], counts: Sequence[int], sampling_rate: float | None,
-            relation: str) -> tuple[Accountant, list[str]]:
+            relation: str,
+            batch: tuple[int, int] | None = None) -> tuple[Accountant, list[str]]:
     """The ledger of the --mechanism specs, and the neighbouring pairs named by --ones."""
     accountant = Accountant(neighboring=relation)
     pairs = []
@@ -250,6 +259,11 @@ def _ledger(specs: Sequence[str], counts: Sequence[int], sampling_rate: float | 
                 raise ParameterError(f"--mechanism {spec!r} names one neighbouring pair, "
                                      "which cannot be subsampled; drop --ones")
             event = Subsampled(event, sampling_rate)
+        if batch is not None:
+            if not isinstance(event, GaussianNoise):
+                raise ParameterError(f"--mechanism {spec!r}: sampling without replacement "
+                                     "(--sample-size) is supported for gaussian only")
+            event = SampledWithoutReplacement(event, *batch)
         accountant.compose(event, count)
     return accountant, pairs
 
@@ -413,15 +427,20 @@ def _handler(args: argparse.Namespace) -> dict[str, Any]:
     if args.discretization is not None and args.method not in ("pld", "all"):
         raise ParameterError(f"--discretization sets the PLD grid; it does not apply to "
                              f"--method {args.method} (use --method pld or all)")
+    if (args.sample_size is None) != (args.dataset_size is None):
+        raise ParameterError("--sample-size and --dataset-size go together (sampling "
+                             "without replacement of sample-size of dataset-size records)")
+    batch = None if args.sample_size is None else (args.sample_size, args.dataset_size)
     return compose(args.mechanism, rounds=args.rounds, delta=args.at_delta,
                    epsilon=args.at_epsilon, sampling_rate=args.sampling_rate,
                    method=args.method, discretization=args.discretization,
-                   relation=args.relation)
+                   relation=args.relation, batch=batch)
 
 
 _ROUNDS = Interval("rounds", 1, 1e9, closed="both", integer=True)
 _RATE = Interval("sampling-rate", 0.0, 1.0, closed="right")
 _GRID = Interval("discretization", 0.0, 1.0, closed="right")
+_BATCH = Interval("records", 1, 1e12, closed="both", integer=True)
 
 
 def register(subparsers: Any) -> None:
@@ -438,6 +457,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--sampling-rate", type=real(_RATE), default=None,
                    help="Poisson subsampling rate of users per round, in (0, 1] (certified "
                         "through the dominating pair's PLD; the RDP entries are heuristic)")
+    p.add_argument("--sample-size", type=integer(_BATCH.named("sample-size")), default=None,
+                   help="sampling without replacement: records per round (with "
+                        "--dataset-size; gaussian mechanisms, --relation substitute)")
+    p.add_argument("--dataset-size", type=integer(_BATCH.named("dataset-size")),
+                   default=None, help="sampling without replacement: records in the dataset")
     p.add_argument("--relation", choices=list(RELATIONS), default="substitute",
                    help="neighbouring relation (default substitute)")
     g = p.add_mutually_exclusive_group(required=True)
