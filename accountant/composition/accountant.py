@@ -55,9 +55,9 @@ from accountant.composition.interop import (
     RandomizedResponse,
     SampledWithoutReplacement,
     Subsampled,
-    dp_event_relations,
     event_relations,
     is_dp_event,
+    relations_of,
     translate_dp_event,
 )
 from accountant.composition.noise import (
@@ -267,19 +267,26 @@ class Accountant:
         ROUNDS.check(count)
         count = int(count)
         if is_dp_event(event):
-            self._settle(dp_event_relations(event), DP_ACCOUNTING_RELATION,
-                         f"dp_accounting's {type(event).__name__}")
-            for inner, c in translate_dp_event(event, count):
-                self._ledger.append(replace(self._entry(inner, c), event=inner))
-            return self
-        state = (self._relation, self._settled_by)
-        self._settle(event_relations(event), DEFAULT_RELATION, type(event).__name__)
-        try:
-            self._ledger.append(replace(self._entry(event, count), event=event))
-        except Exception:
-            self._relation, self._settled_by = state  # a refused event settles nothing
-            raise
+            items = translate_dp_event(event, count)  # translated once
+            self._add(items, relations_of(record for record, _ in items),
+                      DP_ACCOUNTING_RELATION, f"dp_accounting's {type(event).__name__}")
+        else:
+            self._add([(event, count)], event_relations(event), DEFAULT_RELATION,
+                      type(event).__name__)
         return self
+
+    def _add(self, items: list[tuple[Any, int]], allowed: frozenset[str], preferred: str,
+             what: str) -> None:
+        """Settle the relation, then append every item's entry, or none of them: a refused
+        event (or part of a composed one) leaves the ledger and the relation as they were."""
+        state = (self._relation, self._settled_by)
+        self._settle(allowed, preferred, what)
+        try:
+            entries = [replace(self._entry(record, c), event=record) for record, c in items]
+        except Exception:
+            self._relation, self._settled_by = state
+            raise
+        self._ledger.extend(entries)
 
     def _entry(self, event: Any, count: int) -> LedgerEntry:
         rate = None

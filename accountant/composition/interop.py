@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from types import ModuleType
@@ -40,7 +41,8 @@ from accountant.view import ViewPair
 
 __all__ = ["GaussianNoise", "LaplaceNoise", "Subsampled", "EpsilonDelta", "require_dp_accounting",
            "RandomizedResponse", "SampledWithoutReplacement", "is_dp_event",
-           "translate_dp_event", "dp_event_relations", "event_relations", "zcdp_curve",
+           "translate_dp_event", "dp_event_relations", "event_relations", "relations_of",
+           "zcdp_curve",
            "rdp_epsilon_via_dp_accounting", "dp_event_of", "to_autodp_mechanism",
            "to_dp_accounting_pld", "INSTALL_HINT"]
 
@@ -358,8 +360,13 @@ def dp_event_relations(event: Any) -> frozenset[str]:
     Raises:
         ParameterError: as `translate_dp_event`.
     """
+    return relations_of(record for record, _ in translate_dp_event(event))
+
+
+def relations_of(records: Iterable[Any]) -> frozenset[str]:
+    """The relations under which every one of `records` is defined (`event_relations`)."""
     out = _BOTH
-    for record, _ in translate_dp_event(event):
+    for record in records:
         out = out & event_relations(record)
     return out
 

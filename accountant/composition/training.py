@@ -30,8 +30,8 @@ class TrainingAccountant:
     """
 
     def __init__(self, neighboring: Any = "add-remove") -> None:
-        Accountant(neighboring)  # the relation is checked where it is defined
-        self._neighboring = neighboring
+        # checked and spelled once, where relations are defined
+        self._neighboring = Accountant(neighboring).neighboring
         self.history: list[tuple[float, float, int]] = []
 
     @classmethod
@@ -113,7 +113,7 @@ class TrainingAccountant:
     def state_dict(self) -> dict[str, Any]:
         """The history and relation (Opacus's `state_dict`)."""
         return {"history": list(self.history), "mechanism": self.mechanism(),
-                "neighboring": Accountant(self._neighboring).neighboring}
+                "neighboring": self._neighboring}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore a `state_dict`.
