@@ -3,10 +3,16 @@
 A paper claims a guarantee (epsilon, delta); the library computes the true epsilon at the
 claimed delta (or delta at the claimed epsilon) as a certified bracket. The verdict:
 
-- `holds`: the computed certified upper bound is <= the claim;
+- `holds`: the computed certified upper bound is <= the claim, and the claim is less than
+  LOOSE_FACTOR times it;
+- `loose`: it holds, but the claim is at least LOOSE_FACTOR times the certified upper bound
+  (the paper's guarantee is much weaker than what the protocol gives);
 - `violated`: a computed certified lower bound (or exact value) is > the claim;
-- `loose`: neither is decided: the claim lies inside our [lower, upper] bracket, so the
+- `undecided`: neither is decided: the claim lies inside our [lower, upper] bracket, so the
   computation is too loose to confirm or refute it (tighten the tails or the precision).
+
+These are the verdicts of `shuffle-accountant audit PAPER` too (`figures.audit_report` adds
+"not applicable" for claims nothing can be computed for); `upper_verdict` is the one rule.
 
 `looseness` = claimed / computed value (upper bound if available): how many times larger
 the paper's number is than what the protocol actually guarantees.
@@ -20,9 +26,32 @@ from typing import Any
 
 from accountant.result import Kind, Result, Source
 
-__all__ = ["AuditRecord", "audit_claim", "VERDICTS"]
+__all__ = ["AuditRecord", "LOOSE_FACTOR", "audit_claim", "upper_verdict", "VERDICTS"]
 
-VERDICTS = ("holds", "violated", "loose")
+VERDICTS = ("holds", "loose", "violated", "undecided")
+# a claim this many times (or more) above the certified upper end is "loose", not "holds"
+LOOSE_FACTOR = 2.0
+
+
+def upper_verdict(claimed: float, lower: float | None,
+                  upper: float | None) -> tuple[str, float | None]:
+    """The verdict of an upper-bound claim against a certified bracket [lower, upper].
+
+    Args:
+        claimed: the paper's value (a claimed upper bound on the quantity).
+        lower: the certified lower end (None where not computed).
+        upper: the certified upper end (None where not computed).
+
+    Returns:
+        (verdict, factor): "holds"/"loose" with factor claimed / upper (inf at upper = 0),
+        "violated" with factor lower / claimed, or ("undecided", None).
+    """
+    if upper is not None and upper <= claimed:
+        factor = math.inf if upper == 0 else claimed / upper
+        return ("loose" if factor >= LOOSE_FACTOR else "holds"), factor
+    if lower is not None and lower > claimed:
+        return "violated", (math.inf if claimed == 0 else lower / claimed)
+    return "undecided", None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -35,7 +64,7 @@ class AuditRecord:
         quantity: "epsilon" or "delta" (what is compared).
         claimed: the paper's value of that quantity.
         computed_upper, computed_lower: the certified bracket (either may be None).
-        verdict: "holds", "violated" or "loose" (see module docstring).
+        verdict: one of VERDICTS (see the module docstring).
         looseness: claimed / computed (inf if the computed value is 0).
         params: the parameters of the audited protocol instance.
     """
@@ -90,8 +119,7 @@ def audit_claim(*, claim: str, source: Source, quantity: str, claimed: float,
         params: the audited instance's parameters (stored as given).
 
     Returns:
-        An AuditRecord with verdict "holds" if the upper end's value is <= claimed,
-        else "violated" if the lower end's value is > claimed, else "loose" (also when the
+        An AuditRecord with the verdict of `upper_verdict` ("undecided" also when the
         deciding end is missing), and looseness = claimed / float(upper end, else lower end)
         (inf when that is 0).
 
@@ -109,12 +137,9 @@ def audit_claim(*, claim: str, source: Source, quantity: str, claimed: float,
         computed_lower = computed_lower or computed_upper
     if computed_lower is not None and computed_lower.kind is Kind.EXACT:
         computed_upper = computed_upper or computed_lower
-    if computed_upper is not None and computed_upper.upper_end() <= claimed:
-        verdict = "holds"
-    elif computed_lower is not None and computed_lower.lower_end() > claimed:
-        verdict = "violated"
-    else:
-        verdict = "loose"
+    verdict, _ = upper_verdict(
+        claimed, None if computed_lower is None else computed_lower.lower_end(),
+        None if computed_upper is None else computed_upper.upper_end())
     ref = computed_upper if computed_upper is not None else computed_lower
     assert ref is not None  # at least one of the two was required above
     value = float(ref)

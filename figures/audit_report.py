@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import importlib
 import inspect
 import json
 import math
@@ -35,21 +36,22 @@ import re
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from accountant.audit import LOOSE_FACTOR, upper_verdict
+from accountant.audit import VERDICTS as AUDIT_VERDICTS
 from accountant.errors import ParameterError
-from figures import audit_snippets as snip
 
 __all__ = ["AuditEntry", "CliCommand", "LOOSE_FACTOR", "PAPERS", "Snippet", "VERDICTS",
            "collect", "format_table", "reproduce_command",
-           "snippet_command", "snippet_lines", "summary", "write_markdown"]
+           "snippet_command", "snippet_lines", "summary", "upper_verdict", "write_markdown"]
 
-LOOSE_FACTOR = 2.0
-VERDICTS = ("holds", "loose", "violated", "not applicable", "undecided")
+# the verdicts of accountant.audit, plus "not applicable" (nothing can be computed)
+VERDICTS = (*AUDIT_VERDICTS, "not applicable")
 # CLI name -> title used in reports
 PAPERS: dict[str, str] = {
     "balcer-cheu-2020": "Balcer-Cheu, ITC 2020",
@@ -314,363 +316,11 @@ def _record(paper: str, locator: str, claim: str, computation: Snippet | CliComm
 Record = Callable[..., AuditEntry]
 
 
-def _upper_verdict(claimed: float, lower: float | None,
-                   upper: float | None) -> tuple[str, float | None]:
-    """Verdict of an upper-bound claim against a certified bracket [lower, upper]."""
-    if upper is not None and upper <= claimed:
-        factor = math.inf if upper == 0 else claimed / upper
-        return ("loose" if factor >= LOOSE_FACTOR else "holds"), factor
-    if lower is not None and lower > claimed:
-        return "violated", (math.inf if claimed == 0 else lower / claimed)
-    return "undecided", None
-
-
-# ------------------------------------------------------------------------ Balcer-Cheu
-def _balcer_cheu(quick: bool, record: Record) -> Iterator[AuditEntry]:
-    from accountant.protocols import balcer_cheu as bc
-
-    grid = [(1.0, 1e-6, 10**4)] if quick else [
-        (e, d, n) for n in bc.AUDIT_GRID["n"] for d in bc.AUDIT_GRID["delta"]
-        for e in bc.AUDIT_GRID["epsilon"]]
-    for proto, locator in (("zsum", "Theorem 3.1(i)"), ("hist", "Theorem 3.2(i)")):
-        for eps, delta, n in grid:
-            argv = ("audit", f"bc-{proto}", "--n", str(n), "--epsilon", f"{eps:g}", "--delta",
-                    f"{delta:g}", "--json")
-            mult = 1 if proto == "zsum" else 2
-            claim = (f"{proto} with the paper's p is ({mult * eps:g}, {mult * delta:g})-DP "
-                     f"(n={n})")
-            try:
-                rec = (bc.audit_zsum if proto == "zsum" else bc.audit_hist)(
-                    epsilon=eps, delta=delta, n=n)
-            except Exception as exc:  # RegimeError: outside Theorem 3.1's regime
-                yield record(locator, claim, None, (), (
-                    "not applicable", None, f"outside the theorem's regime: {exc}"))
-                continue
-            lo = float(rec.computed_lower) if rec.computed_lower is not None else None
-            up = float(rec.computed_upper) if rec.computed_upper is not None else None
-            yield record(
-                locator, claim, CliCommand(argv, (up, lo)),
-                [("epsilon", "upper"), ("epsilon", "lower")],
-                (*_upper_verdict(rec.claimed, lo, up),
-                 "exact epsilon at the claimed delta (certified bracket); the constant 50 in "
-                 "p = 1 - 50 log(2/delta)/(eps^2 n) is very conservative (docs/errata.md)"))
-    # the constant 50 itself: how much less noise meets the same target
-    calib = bc.calibrate(protocol="zsum", n=10**4, target_epsilon=1.0, target_delta=1e-6)
-    paper_gamma = 1 - calib.paper_p
-    need_gamma = 1 - calib.params.p
-    yield record(
-        "Theorem 3.1 (p's constant 50)",
-        "p = 1 - 50 log(2/delta)/(eps^2 n) is the noise zsum needs at (1, 1e-6), n=1e4",
-        CliCommand(("calibrate", "bc-zsum", "--n", "10000", "--epsilon", "1", "--delta", "1e-6",
-                    "--json"), (calib.params.p, calib.paper_p)),
-        [("calibrated p (least noise meeting the target)", "calibrated, certified"),
-         ("paper's p", "closed form")],
-        ("loose", paper_gamma / need_gamma,
-         f"factor = paper's noise rate 1-p / least certified noise rate "
-         f"({paper_gamma:.4g} / {need_gamma:.4g})"))
-    # accuracy, Theorem 3.1(ii)
-    beta = 0.05
-    yield record(
-        "Theorem 3.1(ii)",
-        f"with prob. >= 1-beta (beta={beta}) zsum's error is <= alpha (eps=1, delta=1e-6, n=1e4)",
-        Snippet(snip.bc_accuracy, {"beta": beta}),
-        [("(1-beta)-quantile of |error|, worst of ones in {0, n/2, n}", "exact"),
-         ("alpha (claimed)", "claimed")],
-        lambda v: (*_upper_verdict(v[1], v[0], v[0]), "exact error quantile (scipy PMF)"))
-    yield record(
-        "Theorem 3.1(iii)", "on the all-zero dataset zsum outputs exactly 0",
-        Snippet(snip.bc_all_zero),
-        [("(1 - 1e-12)-quantile of |output| on all zeros", "exact")],
-        lambda v: ("holds" if v[0] == 0 else "violated", None,
-                   "the message count is Bin(n, p) <= n, so c* <= 1 always"))
-    yield record(
-        "Theorems 3.1(iv), 3.2(iv)",
-        "zsum sends <= 2 messages per user; hist sends <= 1 + d (d = 4 here)",
-        Snippet(snip.bc_messages),
-        [("max messages per zsum user (1000 literal draws)", "simulated"),
-         ("max messages per hist user, d=4 (1000 literal draws)", "simulated")],
-        lambda v: ("holds" if v[0] <= 2 and v[1] <= 5 else "violated", None,
-                   "the randomizer sends x + Bern(p) copies per coordinate, so the bound is "
-                   "by construction; the literal sampler confirms it"))
-    yield record(
-        "Lemma A.3",
-        "Bin(n, g) is (log((1+a)/(1-a)), e^(-a^2gn/8) + e^(-a^2gn/(8+2a)), 1)-smooth "
-        "(n=1e4, g=0.01, a=0.5)", Snippet(snip.bc_smoothness),
-        [("exact smoothness delta (k' != 0)", "upper"), ("Lemma A.3's delta", "claimed")],
-        lambda v: (*_upper_verdict(v[1], None, v[0]),
-                   "Definition A.1 read literally (k' = 0 included) forces delta = 1; the "
-                   "library excludes k' = 0 as the proofs do (docs/errata.md)"))
-    yield record(
-        "Claim 4.3",
-        "R(x) = (x, 1-x): the shuffled protocol is 0-DP, the randomizer is not eps-DP for any "
-        "finite eps", Snippet(snip.bc_claim_43),
-        [("max-divergence of the shuffled view (number of ones, n=5)", "exact"),
-         ("max-divergence of the randomizer (first message)", "exact")],
-        lambda v: ("holds" if v[0] == 0 and math.isinf(v[1]) else "violated", None,
-                   "the shuffled view is the number of 1s, always n"))
-    yield record(
-        "Claim 4.4",
-        "R^gap (4 bits, never exactly two 1s on input 1): the shuffled protocol is eps-DP "
-        "for a finite eps, the pre-shuffle randomizer is not", Snippet(snip.bc_claim_44),
-        [("max-divergence of the pre-shuffle randomizer", "exact"),
-         ("max-divergence of the shuffled protocol, n=2 (worst over datasets)", "upper"),
-         ("max-divergence of the shuffled protocol, n=3 (worst over datasets)", "upper")],
-        lambda v: ("holds" if math.isinf(v[0]) and math.isfinite(v[1])
-                   and math.isfinite(v[2]) else "violated", None,
-                   "R^gap made concrete: uniform on its support; the view is the number "
-                   "of 1s (a shuffled multiset of bits)"))
-    yield record(
-        "Claim 4.2 / Theorem 4.1",
-        "a single-message eps-DP shuffled protocol has an eps-DP randomizer", None, (),
-        ("not applicable", None, "a statement about every protocol, proved; no instance to "
-         "compute"))
-    yield record(
-        "Table 1", "simultaneous error: local Theta(sqrt(log d)/(eps sqrt n)), this paper "
-        "O(log(1/delta)/(eps^2 n)), central Theta(min(log d, log 1/delta)/(eps n))", None, (),
-        ("not applicable", None, "asymptotic rates without constants; measured in the figure "
-         "bc-table1 (`shuffle-accountant reproduce --only bc-table1`)"))
-
-
-# ----------------------------------------------------------------------------- Girgis
-def _girgis(quick: bool, record: Record) -> Iterator[AuditEntry]:
-    from accountant.bounds import girgis_2021 as g
-    from figures import fig_girgis_2021_2 as fig2
-
-    yield record(
-        "Lemma 7", "the largest chi-square between outputs of an eps0-LDP randomizer is "
-        "(e^eps0 - 1)^2 / e^eps0, attained by binary RR (eps0 = 1.5)",
-        Snippet(snip.girgis_lemma7),
-        [("chi-square of binary RR = exp(D_2) - 1", "upper"), ("(e - 1)^2 / e", "claimed")],
-        lambda v: ("holds" if abs(v[0] - v[1]) <= 1e-9 * v[1] else "violated",
-                   v[0] / v[1], "attained: equal to 1e-9 relative"))
-    yield record(
-        "Theorem 5", "at lambda = 2 the special-pair bound is exact for binary RR "
-        "(eps0 = 1, m = 100)", Snippet(snip.girgis_thm5),
-        [("Theorem 5 at lambda=2", "upper"), ("binary RR special pair, exact (Thm 3)", "lower")],
-        lambda v: ("holds" if abs(v[0] - v[1]) <= 1e-9 * v[1] else "violated", v[0] / v[1],
-                   "the two agree to 1e-9 relative"))
-    points = [(8, 1.0, 10**4), (32, 0.5, 10**6)] if quick else [
-        (a, e0, n) for n in (10**3, 10**4, 10**6) for e0 in (0.5, 2.0) for a in (2, 8, 32)]
-    for claimed, locator in ((g.rdp_upper_thm1, "Theorem 1"), (g.rdp_upper_thm2, "Theorem 2")):
-        for a, e0, n in points:
-            yield record(
-                locator, f"eps({a}) <= {locator}'s closed form (n={n:g}, eps0={e0:g})",
-                Snippet(snip.girgis_bracket, {"alpha": a, "epsilon0": e0, "n": n,
-                                              "claimed": claimed}),
-                [("refined Theorem 4 RDP (exact expectation)", "upper"),
-                 ("binary RR special pair, both orders", "lower"),
-                 (f"{locator} (claimed)", "claimed")],
-                lambda v: (*_upper_verdict(v[2], v[1], v[0]),
-                           "factor = claim / refined upper bound; claim / lower bound = "
-                           f"{v[2] / v[1]:.3g}"))
-    grid_panels, grid_orders = ((fig2.QUICK_PANELS, fig2.QUICK_ORDERS) if quick
-                                else (fig2.PANELS, fig2.ORDERS))
-    yield record(
-        "Remark 4 (Fig. 2)", "Theorem 1 is tighter than Theorem 2 in all ranges of interest",
-        Snippet(snip.girgis_remark4, {"panels": tuple(grid_panels),
-                                      "orders": tuple(grid_orders)}),
-        [("grid points of Fig. 2 where Theorem 2 < Theorem 1", "exact count"),
-         ("grid points", "count")],
-        lambda v: ("violated" if v[0] > 0 else "holds", None,
-                   f"contradicted at {int(v[0])} of {int(v[1])} points of "
-                   f"{'the quick' if quick else 'the'} Fig. 2 grid (figures/"
-                   "fig_girgis_2021_2.py), mostly at large n and small orders"))
-    for a, e0, n in ((16, 4.0, 100), (32, 2.0, 1000)):
-        fwd = float(g.rdp_lower_thm3(alpha=a, epsilon0=e0, n=n))
-        rev = float(g.rdp_lower_reverse(alpha=a, epsilon0=e0, n=n))
-        yield record(
-            "Theorem 3", f"eps({a}) >= Theorem 3's forward-order value (n={n}, eps0={e0:g})",
-            CliCommand(("bound", "girgis-reverse", "--n", str(n), "--epsilon0", f"{e0:g}",
-                        "--orders", str(a), "--json"), (rev, fwd)),
-            [("reverse order of the same special pair", "lower (exact)"),
-             ("Theorem 3, forward order", "lower (exact)")],
-            ("loose" if rev / fwd >= LOOSE_FACTOR else "holds", rev / fwd,
-             "Theorem 3 uses the weaker order: the reverse order is a larger exact lower "
-             "bound (docs/errata.md, Girgis 1); factor = reverse / forward"))
-    yield record(
-        "Corollary 1 (condition)", "lambda^4 e^(5 eps0) < n/9 suffices for S3 + E <= T2 "
-        "(lambda=2, eps0=1e-4, n=152)", Snippet(snip.girgis_cor1_condition),
-        [("E = exponential term of Theorem 1", "upper"), ("T2 (S3 = 0 at lambda = 2)", "upper"),
-         ("lambda^4 e^(5 eps0)", "exact"), ("n/9", "exact")],
-        lambda v: ("violated" if v[2] < v[3] and v[0] > v[1] else "holds", v[0] / v[1],
-                   "the condition is met yet E > T2 (docs/errata.md, Girgis 3); factor = E / "
-                   "T2; rdp_upper_cor1 refuses these parameters"))
-    yield record(
-        "Corollary 1", "eps(8) <= log(1 + 2 T2)/(lambda-1) where S3 + E <= T2 "
-        "(n=1e6, eps0=1)", Snippet(snip.girgis_cor1),
-        [("refined Theorem 4 RDP", "upper"), ("Corollary 1 (claimed)", "claimed")],
-        lambda v: (*_upper_verdict(v[1], None, v[0]), "checked where S3 + E <= T2 holds"))
-    yield record(
-        "Corollary 2", "dropping the j >= 3 terms of Theorem 3 lowers it (so Cor. 2 is a "
-        "lower bound)", Snippet(snip.girgis_cor2),
-        [("min over 30 points of Thm 3 / Cor 2 - 1", "relative difference")],
-        lambda v: ("holds" if v[0] >= -1e-9 else "violated", None,
-                   "the conclusion holds (both are rounded down by about 1e-10 relative, so "
-                   "equality shows as ~-1e-10 at lambda = 2); the proof's Jensen step does "
-                   "not (next record)"))
-    yield record(
-        "Corollary 2 (proof)", "Jensen: E[X^j] >= (E X)^j = 0 for every j >= 3, X centred",
-        Snippet(snip.girgis_jensen),
-        [("E[X^3] for X = -(k - np), k ~ Bin(100, 1/(e+1)): a centred X with E X^3 < 0",
-          "exact (closed form)"),
-         ("E[(k - np)^3], the moment the proof needs", "exact (closed form)")],
-        lambda v: ("violated" if v[0] < 0 else "holds", None,
-                   "x^j is not convex for odd j, so Jensen does not apply; the needed moment "
-                   "is >= 0 anyway because p < 1/2 (docs/errata.md, Girgis 2)"))
-    yield record(
-        "Fig. 2 (text)", "the pure DP of the shuffle model is bounded below by eps0 (curves "
-        "saturate near eps0 as lambda grows; n=1000, eps0=1)", Snippet(snip.girgis_pure),
-        [("max-divergence of shuffled binary RR", "lower (exact)"), ("eps0", "claimed")],
-        lambda v: ("holds" if v[0] >= v[1] - 1e-12 else "violated", None, ""))
-    yield record(
-        "Fig. 2 (text)", "the gap between Theorem 1 and eq. (10) [EFM+19] grows with eps0 "
-        "(n=1e6, lambda=8)", Snippet(snip.girgis_eq10_gap),
-        [("eq. (10) / Theorem 1 at eps0=0.5", "ratio of upper bounds"),
-         ("same at eps0=1", "ratio of upper bounds"), ("same at eps0=2", "ratio of upper bounds")],
-        lambda v: ("holds" if v[0] < v[1] < v[2] else "violated", None,
-                   "eq. (10) is a low-confidence reconstruction (docs/girgis-2021.md)"))
-    yield record(
-        "Fig. 3 (text)", "one round: Theorem 1 -> Lemma 1 beats [FMT20] at small eps0 and "
-        "loses at large eps0 (n=1e4, delta=1e-5)", Snippet(snip.girgis_fig3),
-        [("Thm 1 -> Lemma 1, eps0=0.25", "upper"), ("numerical FMT (clones pair), eps0=0.25",
-                                                   "upper"),
-         ("FMT closed form, eps0=0.25", "upper"), ("Thm 1 -> Lemma 1, eps0=3", "upper"),
-         ("numerical FMT (clones pair), eps0=3", "upper"), ("FMT closed form, eps0=3", "upper")],
-        lambda v: ("holds" if v[0] < v[1] and v[3] > v[4] else "violated", v[0] / v[1],
-                   "against FMT evaluated numerically (the paper's footnote: FMT's own code) "
-                   "the RDP route loses here and at every eps0 in 0.1..3 we tried, n=1e4 and "
-                   "1e6 (factor = RDP / numerical FMT at eps0=0.25); only against FMT's closed "
-                   "form does it win at small eps0"))
-    yield record(
-        "Fig. 4 (text)", "[FMT20] + [KOV15] beats the RDP route for few rounds and large eps0, "
-        "not for many rounds (n=1e6, eps0=2, delta=1e-5)", Snippet(snip.girgis_fig4),
-        [("numerical FMT + KOV, T=1", "upper"), ("Thm 1 RDP -> Lemma 1, T=1", "upper"),
-         ("numerical FMT + KOV, T=1000", "upper"), ("Thm 1 RDP -> Lemma 1, T=1000", "upper")],
-        lambda v: ("holds" if v[0] < v[1] and v[3] < v[2] else "violated", None,
-                   "with FMT's numerical bound (as the paper used), not its closed form "
-                   "(0.0593 at T=1); per-round delta = delta/(2T)"))
-    yield record(
-        "Figs. 4(a), 5(a) (text)",
-        "the RDP route saves a factor (value lost in the seed text) at given T, eps0, n", None, (),
-        ("not applicable", None, "the factors and their parameters did not survive in the seed "
-         "text; Fig. 5's pipeline applies [ZW19] add/remove subsampling to replace-one RDP, a "
-         "heuristic (docs/errata.md, Girgis 6)"))
-    yield record(
-        "Section 4 (lower curves)", "the plotted lower bounds (Theorem 3 pushed through "
-        "Lemma 1)", None, (),
-        ("not applicable", None, "Lemma 1 turns RDP upper bounds into epsilon upper bounds; "
-         "applied to a lower bound it bounds nothing (docs/errata.md, Girgis 5)"))
-
-
-# -------------------------------------------------------------------------------- GKM
-def _gkm(quick: bool, record: Record) -> Iterator[AuditEntry]:
-    from accountant.protocols import gkm
-    from accountant.protocols.gkm import gkmp20
-
-    p = gkm.gkm_parameters(n=10, epsilon=1.0, epsilon_prime=0.5, q=0.1)
-    rec = gkm.audit_lemma8(p)
-    up = float(rec.computed_upper)
-    yield record(
-        "Lemma 8", "eps-DP under Condition 7 (n=10, eps=1, eps'=0.5, q=0.1, least s, lam)",
-        CliCommand(("audit", "gkm-count", "--n", "10", "--epsilon", "1", "--epsilon-prime",
-                    "0.5", "--q", "0.1", "--json"), (up,)),
-        [("max-divergence, worst over datasets", "upper")],
-        (*_upper_verdict(1.0, None, up), rec.claim))
-    bad = gkm.gkm_parameters(n=10, epsilon=1.0, epsilon_prime=0.5, q=0.1, s=1, lam=1.0,
-                             strict=False)
-    rec = gkm.audit_lemma8(bad)
-    yield record(
-        "Lemma 8 (Condition 7 violated)", "eps-DP needs Condition 7 (s=1, lam=1: it fails)",
-        CliCommand(("audit", "gkm-count", "--n", "10", "--epsilon", "1", "--epsilon-prime",
-                    "0.5", "--q", "0.1", "--s", "1", "--lam", "1", "--no-check", "--json"),
-                   (float(rec.computed_lower),)),
-        [("max-divergence, worst over datasets", "lower")],
-        ("not applicable", None,
-         "hypothesis fails, so the lemma claims nothing; the protocol is then not 1-DP. "
-         + rec.claim))
-    for eps in (0.05, 0.1, 1.0):
-        yield record(
-            "Theorem 6 (MSE)", f"MSE <= (1 + rho) Var(DLap(eps)) with the printed q "
-            f"(eps={eps:g}, rho=0.5, n=1e4, all ones)", Snippet(snip.gkm_thm6_mse,
-                                                                {"epsilon": eps}),
-            [("MSE, all-ones dataset", "exact"), ("(1 + rho) Var(DLap(eps))", "claimed")],
-            lambda v: (*_upper_verdict(v[1], v[0], v[0]),
-                       "printed q = 0.1 rho Var/n makes (q n)^2 too large at small eps; "
-                       "q = 0.1 rho min(1, Var)/n restores the claim (docs/errata.md, GKM 2)"))
-    if not quick:
-        yield record(
-            "Theorem 6 (privacy)", "eps-DP at Theorem 6's constants (n=10, eps=1, rho=0.5, "
-            "corrected q; the pair with no other ones)", Snippet(snip.gkm_thm6_privacy),
-            [("max-divergence of that pair", "upper")],
-            lambda v: (*_upper_verdict(1.0, None, v[0]),
-                       "one neighbouring pair only (~17 s); every count: shuffle-"
-                       "accountant audit gkm-count --n 10 --epsilon 1 --rho 0.5 --corrected-q"))
-    yield record(
-        "Algorithm 2", "the analyzer's output (sum of messages) - n s estimates the count "
-        "(n=10, s=8, all ones)", Snippet(snip.gkm_algorithm2),
-        [("mean error of the printed analyzer (20000 seeded runs)", "simulated"),
-         ("its exact bias -n s - n q", "exact")],
-        lambda v: ("violated", abs(v[1]) / 1.0,
-                   "the s copies already cancel in V+ - V-; the printed analyzer is biased by "
-                   "-n s (docs/errata.md, GKM 1); factor = |bias| in counts"))
-    yield record(
-        "Lemma 11", "MSE <= Var(DLap(eps')) + q n + q^2 n (n-1) (eps=1, rho=0.5, n=1e4)",
-        Snippet(snip.gkm_lemma11),
-        [("MSE, all-ones dataset", "exact"), ("Lemma 11's bound", "claimed")],
-        lambda v: (*_upper_verdict(v[1], v[0], v[0]), "the bound is the exact all-ones MSE"))
-    yield record(
-        "Lemma 12", "E[#messages] = 2s + 1 + lam/n + O(1/(eps' n)) (eps=1, rho=0.5, n=1e4, "
-        "corrected q, x=1)", Snippet(snip.gkm_lemma12),
-        [("E[#messages], exact", "exact"), ("2s + 1 + lam/n (printed leading terms)", "claimed")],
-        lambda v: ("violated" if v[0] - v[1] > 10 else "holds", v[0] / v[1],
-                   "the flood draw is sent as +1 and -1 copies: the term is 2 lam/n; the "
-                   f"gap {v[0] - v[1]:.4g} is lam/n (docs/errata.md, GKM 3)"))
-    gp = gkmp20.gkmp20_parameters(n=5, epsilon_prime=0.5, lam=5.0)
-    rec20 = gkmp20.audit_not_pure(gp)
-    yield record(
-        "Sec. 1.2", "GKMP20's protocol is not eps-DP for any finite eps (n=5, eps'=0.5, "
-        "lam=5)", CliCommand(("audit", "gkmp20-count", "--n", "5", "--epsilon-prime", "0.5",
-                              "--lam", "5", "--json"),
-                             (math.inf if rec20["verdict"] == "holds" else 0.0,)),
-        [("max-divergence", "lower")],
-        (rec20["verdict"], None, "all-zero dataset: V+ = 0 has positive probability; with one "
-         "1 it has none"))
-
-
-# ------------------------------------------------------------------------------ GGKPV
-def _ggkpv(quick: bool, record: Record) -> Iterator[AuditEntry]:
-    yield record(
-        "Hadamard response (slides)", "rho = log(1/delta)/eps^2 noise messages per user "
-        "give (eps, delta)-DP (eps=1, delta=1e-6, n=2000, B=63)", Snippet(snip.ggkpv_slides_rho),
-        [("epsilon at delta, certified lower end", "lower"), ("rho used", "slides' rule")],
-        lambda v: ("violated" if v[0] > 1.0 else "holds", v[0],
-                   "the slides' constant 1 is too small (constant about 2.5-4.6, "
-                   "docs/ggkpv.md#calibration); factor = computed eps / target"))
-    if not quick:
-        yield record(
-            "Hadamard response (slides)", "rho = Theta(log(1/delta)/eps^2): the least "
-            "certified rho against the slides' rule (n=2000, B=63, eps=1, delta=1e-6)",
-            Snippet(snip.ggkpv_calibrated_rho),
-            [("least certified rho", "upper"), ("log(1/delta)/eps^2", "slides' rule")],
-            lambda v: ("loose" if v[0] / v[1] >= LOOSE_FACTOR else "holds", v[0] / v[1],
-                       "the Theta hides a constant; with constant 1 the rule is not private"))
-    for locator, claim in (
-            ("[CSUZZ19] (slides)", "an (eps, delta)-DP single-message shuffled protocol gives an "
-             "(eps + log n, delta)-DP local one"),
-            ("local lower bound (slides)", "LDP frequency error Omega~(1/(sqrt(n) e^(eps/4)))"),
-            ("single-message lower bound (slides)", "single-message (1, o(1/n))-DP error "
-             ">= min(Omega~(n^(1/4)), Omega~(sqrt(B)))"),
-            ("multi-message upper bounds (slides)", "count-min and Hadamard response: error, "
-             "communication O~(1)")):
-        yield record(locator, claim, None, (), (
-            "not applicable", None, "asymptotic statement without constants; the measured "
-            "comparison is the figure ggkpv (reproduce --only ggkpv)"))
-
-
-# paper -> the audit of its claims: (quick, record) -> its records, each made by `record`, the
-# one record builder with the paper filled in
-_AUDITS: dict[str, Callable[[bool, Record], Iterator[AuditEntry]]] = {
-    "balcer-cheu-2020": _balcer_cheu, "girgis-2021": _girgis, "gkm": _gkm, "ggkpv": _ggkpv}
+# paper -> the module of `figures.audit_papers` whose `audit(quick, record)` yields its
+# records, each made by `record`, the one record builder with the paper filled in (one module
+# per paper, imported when its paper is audited)
+_AUDITS: dict[str, str] = {"balcer-cheu-2020": "balcer_cheu", "girgis-2021": "girgis",
+                           "gkm": "gkm", "ggkpv": "ggkpv"}
 
 
 def collect(paper: str = "all", *, quick: bool = False,
@@ -695,7 +345,8 @@ def collect(paper: str = "all", *, quick: bool = False,
     for name in (_AUDITS if paper == "all" else (paper,)):
         if progress is not None:
             progress(name)
-        entries.extend(_AUDITS[name](quick, partial(_record, name)))
+        module = importlib.import_module(f"figures.audit_papers.{_AUDITS[name]}")
+        entries.extend(module.audit(quick, partial(_record, name)))
     return entries
 
 

@@ -67,7 +67,7 @@ def test_guide_blocks_are_short_and_three_jobs_are_there() -> None:
 
 
 def test_guide_python_blocks_run(guide_run: dict[str, Any]) -> None:
-    assert guide_run["record"].verdict == "holds"
+    assert guide_run["record"].verdict == "loose"  # holds, claim >= 2x the upper end
     png = guide_run["__cwd__"] / "girgis-fig2.png"
     assert png.stat().st_size > 5000 and png.read_bytes()[:4] == b"\x89PNG"
     # the composed RDP epsilon grows with the number of rounds
@@ -87,7 +87,7 @@ def test_guide_command_lines_agree_with_python(guide_run: dict[str, Any], tmp_pa
     assert set(outputs) == {"audit", "reproduce", "compose", "sweep"}
     # audit: the same verdict and number as the Python block
     audit = outputs["audit"]
-    assert audit["verdict"] == "holds"
+    assert audit["verdict"] == "loose"
     assert audit["computed"]["value"] == float(guide_run["record"].computed_upper)
     # compose --method rdp: the Python block's number at T = 100
     python_eps = guide_run["epsilon_best"](guide_run["curve"].times(100), delta=1e-6)[0].value

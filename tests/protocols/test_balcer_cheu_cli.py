@@ -45,7 +45,7 @@ def test_rdp_and_pure_are_infinite(capsys):
 def test_audit_one_record(capsys):
     code, out, _ = run(capsys, "audit", "bc-zsum", "--n", "1e4", "--epsilon", "1", "--delta",
                        "1e-6")
-    assert code == 0 and out["verdict"] == "holds" and out["looseness"] > 1
+    assert code == 0 and out["verdict"] == "loose" and out["looseness"] > 2
     assert out["claimed"]["value"] == 1.0 and out["computed"]["kind"] == "upper"
 
 
@@ -53,7 +53,8 @@ def test_audit_one_record(capsys):
 def test_audit_table_without_flags(capsys):
     code, out, _ = run(capsys, "audit", "bc-hist")
     assert code == 0 and out["summary"]["rows"] == 12
-    assert out["summary"]["holds"] + out["summary"]["not_applicable"] == 12
+    s = out["summary"]
+    assert s["holds"] + s["loose"] + s["not_applicable"] == 12
 
 
 def test_calibrate(capsys):

@@ -154,6 +154,7 @@ def _audit(hist: bool) -> Any:
             decided = [r for r in rows if r["verdict"] != "not applicable"]
             return {"rows": rows, "summary": {
                 "rows": len(rows), "holds": sum(r["verdict"] == "holds" for r in rows),
+                "loose": sum(r["verdict"] == "loose" for r in rows),
                 "not_applicable": len(rows) - len(decided),
                 "looseness_min": min((r["looseness"] for r in decided), default=None),
                 "looseness_max": max((r["looseness"] for r in decided), default=None)}}
