@@ -14,7 +14,7 @@ reproduces the first computed value. Verdicts (`VERDICTS`):
   a hypothesis that fails); `reason` says which;
 - `undecided`: the certified bracket straddles the claim (tighten the computation).
 
-Every computed value is obtained by a function of `figures.audit_snippets` that calls the
+Every computed value is obtained by a snippet function of `figures.audit_papers` that calls the
 library's public functions (`accountant.protocols`, `accountant.bounds`,
 `accountant.divergence`, ...) or by the library function behind an existing
 `shuffle-accountant` command. A snippet function is called here and its body, with its
@@ -118,7 +118,7 @@ def snippet_lines(function: Callable[..., Any],
     literal (repr), or `alias.name` for a function of a module the body imports as `alias`.
 
     Args:
-        function: a function of figures.audit_snippets (see its rules).
+        function: a snippet function of figures.audit_papers (see its rules).
         arguments: the keyword arguments it is called with.
 
     Returns:
@@ -235,7 +235,7 @@ def snippet_command(lines: Sequence[str]) -> str:
 
 @dataclass(frozen=True)
 class Snippet:
-    """A computation of the audit: a function of figures.audit_snippets and its arguments.
+    """A computation of the audit: a snippet function of figures.audit_papers and its arguments.
 
     Attributes:
         function: the snippet function (a tuple of numbers comes back).

@@ -143,7 +143,7 @@ def test_snippet_command_rejects_shell_breaking_text():
         ar.snippet_command(['x = "a"', "(1,)"])
 
 
-# snippet functions that break the rules of figures.audit_snippets, one rule each
+# snippet functions that break the rules of figures.audit_papers, one rule each
 def _not_a_tuple():
     return 1.0
 
