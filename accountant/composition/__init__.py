@@ -3,6 +3,7 @@ conversions, PLD and optimal (epsilon, delta) composition (docs/conversions.md).
 
 from accountant.composition.accountant import (
     Accountant,
+    DiscreteLaplaceNoise,
     EpsilonDelta,
     GaussianNoise,
     LaplaceNoise,
@@ -35,6 +36,7 @@ from accountant.composition.training import TrainingAccountant
 
 __all__ = [
     "Accountant",
+    "DiscreteLaplaceNoise",
     "EpsilonDelta",
     "GaussianNoise",
     "LaplaceNoise",

@@ -49,6 +49,7 @@ import mpmath
 
 from accountant.composition import conversion, interop, kov, pld, subsampling
 from accountant.composition.interop import (
+    DiscreteLaplaceNoise,
     EpsilonDelta,
     GaussianNoise,
     LaplaceNoise,
@@ -310,12 +311,15 @@ class Accountant:
             return self._rdp(event, count, rate)
         if isinstance(event, RandomizedResponse) and rate is None:
             return _randomized_response_entry(event, count)
+        if isinstance(event, DiscreteLaplaceNoise) and rate is None:
+            return _discrete_laplace_entry(event, count, self.neighboring)
         if isinstance(event, SampledWithoutReplacement) and rate is None:
             return _without_replacement_entry(event, count)
         raise ParameterError(f"{type(event).__name__} is not an event the accountant "
                              "composes (Mechanism, ViewPair, EpsilonDelta, GaussianNoise, "
                              "LaplaceNoise, RdpCurve, RandomizedResponse, "
-                             "SampledWithoutReplacement, Subsampled of the first six, or a "
+                             "DiscreteLaplaceNoise, SampledWithoutReplacement, Subsampled of "
+                             "the first six, or a "
                              "dp_accounting event)")
 
     def _mechanism(self, mech: Mechanism, count: int, rate: float | None) -> LedgerEntry:
@@ -783,6 +787,18 @@ def _randomized_response_entry(event: RandomizedResponse, count: int) -> LedgerE
              f"num_buckets={event.num_buckets})")
     return LedgerEntry(label, count, upper_source=view, lower_source=view,
                        curve_factory=lambda: RdpCurve.from_view(view, DEFAULT_ORDERS))
+
+
+def _discrete_laplace_entry(event: DiscreteLaplaceNoise, count: int,
+                            relation: str) -> LedgerEntry:
+    # the exact view at the largest shift dominates every neighbouring pair
+    # (DiscreteLaplaceNoise.view)
+    view = event.view(relation)
+    label = (f"discrete-laplace(noise_parameter={event.noise_parameter}, "
+             f"sensitivity={event.sensitivity})")
+    orders = DEFAULT_ORDERS if view.size <= _LARGE_VIEW else SPARSE_ORDERS + (math.inf,)
+    return LedgerEntry(label, count, upper_source=view, lower_source=view,
+                       curve_factory=lambda: RdpCurve.from_view(view, orders))
 
 
 def _without_replacement_entry(event: SampledWithoutReplacement, count: int) -> LedgerEntry:
