@@ -1213,16 +1213,21 @@ def _strategy_case(rng: random.Random, c: Checker, kind: str) -> str:
 
 
 # ------------------------------------------------------------------ the command
-def run(*, seed: int | None = None, seconds: float = 60.0) -> dict[str, Any]:
+def run(*, seed: int | None = None, seconds: float = 60.0,
+        symbolic: bool = False) -> dict[str, Any]:
     """Check random cases until `seconds` have passed.
 
     Args:
         seed: seed of the random source (None: fresh).
         seconds: the time budget, > 0 (a case started before the end is finished).
+        symbolic: first run the sympy identity checks of `verify.symbolic` (about 5 s,
+            inside the budget): each is one case of check "symbolic", a violation when
+            sympy does not establish the identity the library's closed form relies on.
 
     Returns:
         {"cases": N, "violations": V, "seconds": ..., "by_check": {check: count},
-        "infinite_uppers": ..., "seed": ..., "families": {...}, "details": [first 20]}.
+        "infinite_uppers": ..., "seed": ..., "families": {...}, "details": [first 20]},
+        and "symbolic": one line per identity when `symbolic`.
     """
     if seed is None:
         seed = random.SystemRandom().randrange(2 ** 32)
@@ -1230,6 +1235,15 @@ def run(*, seed: int | None = None, seconds: float = 60.0) -> dict[str, Any]:
     c = Checker()
     families: Counter = Counter()
     start = time.monotonic()
+    identities: list[str] = []
+    if symbolic:
+        from verify.symbolic import all_checks  # sympy is imported only for these
+
+        for check in all_checks():
+            c.cases["symbolic"] += 1
+            identities.append(str(check))
+            if not check.holds:
+                c.violations.append(Violation("symbolic", f"{check}: {check.detail}"))
     while time.monotonic() - start < seconds:
         state = rng.getstate()
         try:
@@ -1245,4 +1259,5 @@ def run(*, seed: int | None = None, seconds: float = 60.0) -> dict[str, Any]:
             "by_check": dict(sorted(c.cases.items())),
             "infinite_uppers": sum(c.infinite_uppers.values()),
             "families": dict(sorted(families.items())),
-            "details": [str(v) for v in c.violations[:20]]}
+            "details": [str(v) for v in c.violations[:20]]} | (
+                {"symbolic": identities} if symbolic else {})

@@ -20,7 +20,7 @@ def _handle(args: Any) -> dict[str, Any]:
     with --json, else as a table); the process exits with status 1 when a check failed."""
     from verify.selfcheck import run  # (imported when the command runs)
 
-    report = run(seed=args.seed, seconds=args.seconds)
+    report = run(seed=args.seed, seconds=args.seconds, symbolic=args.symbolic)
     return report | ({EXIT_STATUS: 1} if report["violations"] else {})
 
 
@@ -34,11 +34,15 @@ def register(subparsers: Any) -> None:
         "selfcheck", help="run a sample of the soundness checks on this machine",
         description="Check random privacy numbers against an independent mpmath oracle "
                     "(verify/oracle.py): upper ends never below the truth, lower ends never "
-                    "above it, exact values within their precision. Exit status 1 when any "
-                    "check fails (the report lists the first 20), 0 otherwise.")
+                    "above it, exact values within their precision; first, sympy's proofs of "
+                    "the closed-form identities the library relies on (verify/symbolic.py). "
+                    "Exit status 1 when any check fails (the report lists the first 20), 0 "
+                    "otherwise.")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--seed", type=integer(_SEED), default=None,
                         help="random seed, an integer in [0, 4294967295] (default: fresh)")
     parser.add_argument("--seconds", type=real(_SECONDS), default=60.0,
                         help="time budget in seconds, in (0, 86400] (default 60)")
+    parser.add_argument("--no-symbolic", dest="symbolic", action="store_false",
+                        help="skip the sympy identity checks (about 5 s of the budget)")
     parser.set_defaults(handler=_handle)

@@ -22,15 +22,18 @@ def test_selfcheck_json_reports_cases_and_no_violations(capsys: pytest.CaptureFi
     assert report["violations"] == 0, report["details"]
     assert report["seconds"] >= 20
     assert sum(report["by_check"].values()) == report["cases"]
+    # the sympy identities ran first, each one case, all established
+    assert report["by_check"]["symbolic"] == len(report["symbolic"]) == 8
+    assert all(": holds (" in line for line in report["symbolic"])
     # every family of the original mix was drawn, and the property kinds joined it
     assert {"divergence", "binomial_shift", "binary_rr_count", "binary_rr_worst", "k_rr",
             "bc_zsum", "kov"} < set(report["families"])
 
 
 def test_selfcheck_table_output(capsys: pytest.CaptureFixture) -> None:
-    assert main(["selfcheck", "--seconds", "1", "--seed", "2"]) == 0
+    assert main(["selfcheck", "--seconds", "1", "--seed", "2", "--no-symbolic"]) == 0
     out = capsys.readouterr().out
-    assert "violations" in out and "cases" in out
+    assert "violations" in out and "cases" in out and "symbolic" not in out
 
 
 def test_selfcheck_exits_1_when_a_check_fails(monkeypatch: pytest.MonkeyPatch,
@@ -44,9 +47,23 @@ def test_selfcheck_exits_1_when_a_check_fails(monkeypatch: pytest.MonkeyPatch,
         return family
 
     monkeypatch.setattr(selfcheck, "random_case", one_wrong)
-    assert main(["selfcheck", "--json", "--seconds", "0.5", "--seed", "3"]) == 1
+    assert main(["selfcheck", "--json", "--seconds", "0.5", "--seed", "3", "--no-symbolic"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["violations"] >= 1 and "exit_status" not in report
+
+
+def test_a_failed_identity_fails_selfcheck(monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture) -> None:
+    # a closed form that sympy cannot establish is a violation, and exits 1
+    from verify import symbolic
+
+    wrong = symbolic.Check(name="planted", backs="nothing", statement="1 = 2", holds=False,
+                           method="simplify", detail="residual 1")
+    monkeypatch.setattr(symbolic, "all_checks", lambda: [wrong])
+    assert main(["selfcheck", "--json", "--seconds", "0.2", "--seed", "4"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["by_check"]["symbolic"] == 1 and report["violations"] >= 1
+    assert any("planted: FAILS" in d for d in report["details"])
 
 
 @pytest.mark.parametrize("flags", [["--seconds", "0"], ["--seconds", "-5"],
