@@ -1,4 +1,4 @@
-"""`shuffle-accountant audit all` / `audit PAPER`: every checkable claim of the seed papers.
+"""`shuffle-accountant audit all` / `audit PAPER`: the seed papers' claims the library checks.
 
 One `AuditEntry` per claim: the paper, the locator (theorem, remark, figure), the claim in
 one line, the computed value(s) with their kind, a verdict and the shell command that

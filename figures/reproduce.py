@@ -51,11 +51,12 @@ def audit_spec() -> FigureSpec:
         return [audit_report.write_markdown(entries, out / "audit.md")]
     return FigureSpec(
         name=AUDIT_NAME, paper="all four seed papers",
-        what="every checkable claim of the seed papers with its verdict and the command "
-             "that reproduces it (figures/audit_report.py)", run=run,
-        see=(("audit.md", "one row per claim: `violated` rows are the paper errors the "
-                          "library found, `loose` rows give the factor by which a claim is "
-                          "weaker than the exact value"),))
+        what="the seed papers' claims the library checks, each with its verdict and the "
+             "command that reproduces it (figures/audit_report.py)", run=run,
+        see=(("audit.md", "one row per claim: a `violated` row contradicts the claim as the "
+                          "library reads it (docs/errata.md says which are the paper's errors "
+                          "and which rest on a reconstructed formula), `loose` rows give the "
+                          "factor by which a claim is weaker than the computed value"),))
 
 
 def reproduce(out: Path, *, quick: bool = False, only: list[str] | None = None,
@@ -157,7 +158,8 @@ def write_index_md(out: Path, entries: list[dict[str, Any]], specs: dict[str, Fi
              f"Written by `shuffle-accountant reproduce{' --quick' if quick else ''}`. "
              "Each figure's CSV starts with `#` comments naming the library function and the "
              "kind (upper, lower, exact, heuristic) of every column. "
-             + ("Quick mode: trimmed grids, same methods." if quick else ""), ""]
+             + ("Quick mode: trimmed grids and coarser settings (fewer orders and grid points), so "
+                "numbers can differ from the full run, which docs/ quotes." if quick else ""), ""]
     for e in entries:
         spec = specs.get(e["name"])
         see = dict(spec.see) if spec is not None else {}

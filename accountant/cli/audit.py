@@ -1,4 +1,4 @@
-"""`audit PAPER`: the command-line face of `figures.audit_report` (every checkable claim of a
+"""`audit PAPER`: the command-line face of `figures.audit_report` (the checked claims of a
 seed paper, or of all four, as audit records). The figures package is imported only when
 the command runs."""
 

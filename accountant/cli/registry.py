@@ -82,11 +82,11 @@ EXTRA_HANDLERS: dict[tuple[str, str], str] = {
 
 BOUND_FACE = "accountant.cli.faces.bounds:BOUNDS"
 
-# `audit PAPER`: every checkable claim of a seed paper (or of all four) as audit records;
+# `audit PAPER`: the checked claims of a seed paper (or of all four) as audit records;
 # the module exposes `add_arguments(parser)` and `handler(args)` (args.protocol is the name).
 AUDIT_REPORT = "accountant.cli.audit"
 AUDIT_PAPERS: dict[str, str] = {
-    "all": "every checkable claim of the four seed papers",
+    "all": "the checked claims of the four seed papers",
     "balcer-cheu-2020": "Balcer-Cheu 2020: privacy, accuracy, communication, Section 4",
     "girgis-2021": "Girgis et al. 2021: the RDP bounds, remarks and figures' statements",
     "gkm": "Ghazi-Kumar-Manurangsi: Condition 7, Lemma 8, Theorem 6, Lemmas 11-12",
