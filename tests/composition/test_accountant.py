@@ -51,15 +51,19 @@ def test_gaussian_events_reproduce_dp_accounting(sigma, count, relation):
 
 def test_gaussian_pld_route_brackets_the_analytic_value():
     acc = Accountant("add-remove").compose(GaussianNoise(2.0), 10)
-    report = acc.report(delta=1e-5, method="all")
     exact = dpa.get_epsilon_gaussian(2.0 / math.sqrt(10), 1e-5)
-    values = {e["method"]: float(e["result"]) for e in report.entries if "result" in e}
+    pld = acc.report(delta=1e-5, method="pld")
+    values = {e["method"]: float(e["result"]) for e in pld.entries if "result" in e}
     assert values["pld.optimistic"] <= exact <= values["pld.pessimistic"]
     assert values["pld.pessimistic"] <= exact * 1.001
+    report = acc.report(delta=1e-5, method="all")
     assert report.bracket.upper.method.startswith("[analytic]")
-    # the analytic route is exact: the RDP route could not win and is skipped under "all"
-    assert any(e["method"] == "rdp" and "could lower its upper end by at most" in e["skipped"]
-               for e in report.entries if "skipped" in e)
+    assert report.bracket.lower.value <= exact <= report.bracket.upper.value
+    # the analytic route is exact: the PLD and RDP routes could not win and are skipped
+    # under "all"
+    skipped = {e["method"] for e in report.entries
+               if "could lower its upper end by at most" in e.get("skipped", "")}
+    assert skipped == {"pld", "rdp"}
     rdp = acc.report(delta=1e-5, method="rdp")
     assert min(float(e["result"]) for e in rdp.entries if "result" in e) >= exact
 
