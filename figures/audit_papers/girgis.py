@@ -54,9 +54,10 @@ def girgis_remark4(panels: tuple[tuple[int, float], ...],
                    orders: tuple[int, ...]) -> tuple[Any, ...]:
     from accountant.bounds import girgis_2021 as g
     pts = [(a, e0, n) for n, e0 in panels for a in orders]
-    return (sum(float(g.rdp_upper_thm2(alpha=a, epsilon0=e0, n=n)) <
-                float(g.rdp_upper_thm1(alpha=a, epsilon0=e0, n=n)) for a, e0, n in pts),
-            len(pts))
+    bad = [a for a, e0, n in pts if float(g.rdp_upper_thm2(alpha=a, epsilon0=e0, n=n)) <
+           float(g.rdp_upper_thm1(alpha=a, epsilon0=e0, n=n))]
+    return (len(bad), len(pts), sum(a >= 16 for a in bad), min(bad, default=0),
+            max(bad, default=0))
 
 
 def girgis_cor1_condition() -> tuple[Any, ...]:
@@ -165,11 +166,13 @@ def audit(quick: bool, record: Record) -> Iterator[AuditEntry]:
         Snippet(girgis_remark4, {"panels": tuple(grid_panels),
                                       "orders": tuple(grid_orders)}),
         [("grid points of Fig. 2 where Theorem 2 < Theorem 1", "exact count"),
-         ("grid points", "count")],
+         ("grid points", "count"), ("of those, at orders >= 16", "exact count"),
+         ("smallest such order", "exact"), ("largest such order", "exact")],
         lambda v: ("violated" if v[0] > 0 else "holds", None,
                    f"contradicted at {int(v[0])} of {int(v[1])} points of "
                    f"{'the quick' if quick else 'the'} Fig. 2 grid (figures/"
-                   "fig_girgis_2021_2.py), mostly at large n and small orders"))
+                   f"fig_girgis_2021_2.py), {int(v[2])} of them at orders >= 16 (orders "
+                   f"{int(v[3])} to {int(v[4])})"))
     for a, e0, n in ((16, 4.0, 100), (32, 2.0, 1000)):
         fwd = float(g.rdp_lower_thm3(alpha=a, epsilon0=e0, n=n))
         rev = float(g.rdp_lower_reverse(alpha=a, epsilon0=e0, n=n))

@@ -59,3 +59,30 @@ def test_curves_nondecreasing_in_order(rows):
         for key in ("thm3_lower", "reverse_lower", "refined_upper"):
             vals = [r[key] for r in sel]
             assert all(b >= a * (1 - 1e-12) for a, b in zip(vals, vals[1:], strict=False)), key
+
+
+def test_caption_numbers_are_recounted_from_library_calls(rows):
+    # the caption's counts (issue 22: "mostly large n, small orders" was false) are recounted
+    # here from direct library calls, not from the figure's own helpers
+    import re
+    text = fig.caption(rows)
+    bad = [(r["n"], r["epsilon0"], r["alpha"]) for r in rows
+           if girgis_2021.rdp_upper_thm2(alpha=int(r["alpha"]), epsilon0=r["epsilon0"],
+                                         n=int(r["n"])).value
+           < girgis_2021.rdp_upper_thm1(alpha=int(r["alpha"]), epsilon0=r["epsilon0"],
+                                        n=int(r["n"])).value]
+    found = re.search(r"smaller at (\d+) of (\d+) points, (\d+) of them at orders >= (\d+)", text)
+    assert found is not None, text
+    count, total, high, threshold = map(int, found.groups())
+    assert (count, total) == (len(bad), len(rows))
+    assert high == sum(a >= threshold for _, _, a in bad)
+    ratio = max(r["refined_upper"] / max(r["thm3_lower"], r["reverse_lower"]) for r in rows)
+    shown = float(re.search(r"up to x(\d+(?:\.\d+)?) apart", text).group(1))
+    assert shown == pytest.approx(ratio, rel=5e-3)
+    # the bracket is a true bracket: the ratio is >= 1 (refined is an upper bound)
+    assert ratio >= 1
+
+
+def test_caption_of_a_grid_without_failures_says_zero():
+    rows = fig.compute(((1000, 0.5),), (2, 4))
+    assert "smaller at 0 of 2 points, 0 of them" in fig.caption(rows)

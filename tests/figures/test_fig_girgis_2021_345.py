@@ -167,3 +167,19 @@ def test_fig5_every_panel_has_a_y_label_and_a_zero_lower_end_is_said(tmp_path):
     assert drawing.caption.count("certified lower: x") == 1  # panel 3 has no ratio to a 0
     assert len(drawing.axes[1].get_lines()[-1].get_xdata()) == 0 or all(
         y > 0 for y in drawing.axes[1].get_lines()[-1].get_ydata())
+
+
+def test_fig3_caption_numbers_are_recomputed_from_the_rows(fig3_rows):
+    # issue 22: "close above the lower bound" was up to x1.93; the caption now states the range,
+    # recomputed here from the two columns, and each ratio is >= 1 (upper over lower)
+    import re
+    text = fig3.headline_note(fig3_rows)
+    ratios = [r["fmt_clones_numeric"] / r["binary_rr_lower"] for r in fig3_rows
+              if r["binary_rr_lower"] > 0]
+    assert ratios and min(ratios) >= 1
+    number = r"(\d+(?:\.\d+)?)"
+    low, high = map(float, re.search(rf"lower end: x{number} to x{number}", text).groups())
+    assert low == pytest.approx(min(ratios), rel=5e-3)
+    assert high == pytest.approx(max(ratios), rel=5e-3)
+    wins = sum(r["thm1_cks"] < r["fmt_clones_numeric"] for r in fig3_rows)
+    assert f"wins at {wins} of {len(fig3_rows)} points" in text
