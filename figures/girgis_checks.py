@@ -271,21 +271,26 @@ def special_pair_moments(matrix: Randomizer, *, x: int, base: int, users: int,
     """
     rows = matrix.array
     if users == 1:
-        p, q = rows[x], rows[base]
+        log_p, log_q = np.log(rows[x]), np.log(rows[base])
     else:
         view = exact_view_pair(matrix, users, [base] * (users - 1) + [x], [base] * users)
-        p, q = np.exp(view.p), np.exp(view.q)
-    ratio = p / q
+        log_p, log_q = view.p, view.q
+    # histograms whose log-probability is -inf under Q carry no Q-mass (and, by LDP, no P-mass)
+    keep = np.isfinite(log_q)
+    log_p, log_q = log_p[keep], log_q[keep]
+    q = np.exp(log_q)
+    loss = log_p - log_q
+    xs = np.expm1(loss)
     e0 = matrix.epsilon0
     v2 = math.expm1(2 * e0) ** 2 / (4 * math.exp(2 * e0))
     chi_max = math.expm1(e0) ** 2 / math.exp(e0)
-    xs = ratio - 1
     return SpecialPairMoments(
         users=users, mean=float(np.dot(q, xs)), variance=float(np.dot(q, xs ** 2)),
         chi_square_over_m=float(np.dot(rows[base], (rows[x] / rows[base] - 1) ** 2)) / users,
         absolute={j: float(np.dot(q, np.abs(xs) ** j)) for j in orders},
         lemma6_bound={j: j * math.gamma(j / 2) * (2 * v2 / users) ** (j / 2) for j in orders},
-        moment={a: float(np.dot(q, ratio ** a)) for a in real_orders},
+        # log-space: q L^a = exp(log q + a loss), no overflow at large orders
+        moment={a: float(np.sum(np.exp(log_q + a * loss))) for a in real_orders},
         # past the float range the bound is +inf (it then bounds trivially)
         theorem6_bound={a: math.exp(e) if (e := a * a * chi_max / users) < 709 else math.inf
                         for a in real_orders})
