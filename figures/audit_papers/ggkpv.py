@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from figures.audit_report import LOOSE_FACTOR, AuditEntry, Record, Snippet
+from figures.audit_report import AuditEntry, Record, Snippet
 
-__all__ = ["audit", "ggkpv_slides_rho", "ggkpv_calibrated_rho"]
+__all__ = ["audit", "ggkpv_slides_rho", "ggkpv_calibrated_rho", "ggkpv_csuzz19",
+           "ggkpv_local_hadamard"]
 
 
 # ------------------------------------------------- snippets (rules: figures.audit_papers)
@@ -24,10 +25,31 @@ def ggkpv_slides_rho() -> tuple[Any, ...]:
                                         1e-6).lower), r)
 
 
-def ggkpv_calibrated_rho() -> tuple[Any, ...]:
+def ggkpv_calibrated_rho(delta: float) -> tuple[Any, ...]:
     from accountant.protocols import ggkpv
-    c = ggkpv.calibrate(n=2000, B=63, target_epsilon=1.0, target_delta=1e-6)
-    return (c.rho, ggkpv.slides_rho(1.0, 1e-6))
+    c = ggkpv.calibrate(n=2000, B=63, target_epsilon=1.0, target_delta=delta)
+    return (c.rho, ggkpv.slides_rho(1.0, delta))
+
+
+def ggkpv_csuzz19(ns: tuple[int, ...], ks: tuple[int, ...],
+                  epsilon0s: tuple[float, ...]) -> tuple[Any, ...]:
+    import math
+    from accountant.protocols import k_rr
+    cases = [(n, k, e0, float(k_rr.epsilon_for_delta(n=n, epsilon0=e0, k=k,
+                                                     delta=1e-6).lower))
+             for n in ns for k in ks for e0 in epsilon0s]
+    local = [max(0.0, math.exp(e0) - math.exp(es + math.log(n))) / (math.exp(e0) + k - 1)
+             for n, k, e0, es in cases]
+    return (max(local), min(es + math.log(n) - e0 for n, k, e0, es in cases), len(cases))
+
+
+def ggkpv_local_hadamard(epsilon: float) -> tuple[Any, ...]:
+    import math
+    from accountant.protocols.ggkpv import local_hadamard
+    ratios = [local_hadamard.expected_max_error_upper(n=n, B=B, epsilon=epsilon)
+              / (math.sqrt(n * math.log(B)) / epsilon)
+              for n in (10**3, 10**5, 10**7) for B in (3, 63, 1023, 2**20 - 1)]
+    return (max(ratios), min(ratios))
 
 
 # ------------------------------------------------------------------------ records
@@ -37,24 +59,58 @@ def audit(quick: bool, record: Record) -> Iterator[AuditEntry]:
         "give (eps, delta)-DP (eps=1, delta=1e-6, n=2000, B=63)", Snippet(ggkpv_slides_rho),
         [("epsilon at delta, certified lower end", "lower"), ("rho used", "slides' rule")],
         lambda v: ("violated" if v[0] > 1.0 else "holds", v[0],
-                   "the slides' constant 1 is too small (constant about 2.5-4.6, "
-                   "docs/ggkpv.md#calibration); factor = computed eps / target"))
-    if not quick:
+                   f"with rho = {v[1]:g} the certified lower end of epsilon is {v[0]:.4g} > 1: "
+                   "the rule with constant 1 is too small (docs/ggkpv.md#calibration); factor "
+                   "= computed eps / target"))
+    for delta in ((1e-6,) if quick else (1e-4, 1e-6, 1e-8)):
         yield record(
             "Hadamard response (slides)", "rho = Theta(log(1/delta)/eps^2): the least "
-            "certified rho against the slides' rule (n=2000, B=63, eps=1, delta=1e-6)",
-            Snippet(ggkpv_calibrated_rho),
+            f"certified rho against log(1/delta)/eps^2 (n=2000, B=63, eps=1, delta={delta:g})",
+            Snippet(ggkpv_calibrated_rho, {"delta": delta}),
             [("least certified rho", "upper"), ("log(1/delta)/eps^2", "slides' rule")],
-            lambda v: ("loose" if v[0] / v[1] >= LOOSE_FACTOR else "holds", v[0] / v[1],
-                       "the Theta hides a constant; with constant 1 the rule is not private"))
-    for locator, claim in (
-            ("[CSUZZ19] (slides)", "an (eps, delta)-DP single-message shuffled protocol gives an "
-             "(eps + log n, delta)-DP local one"),
-            ("local lower bound (slides)", "LDP frequency error Omega~(1/(sqrt(n) e^(eps/4)))"),
+            lambda v: ("holds", None,
+                       f"the least certified rho {v[0]:g} is {v[0] / v[1]:.3g} x the rule: "
+                       "the Theta's constant at this (n, B, delta); one instance shows a "
+                       "constant, not the rate (the delta sweep of the full audit shows its "
+                       "drift)"))
+    grid = ((10, 1000), (2, 16), (6.0,)) if quick else ((10, 100, 1000), (2, 4, 16),
+                                                        (3.0, 6.0, 10.0))
+    yield record(
+        "[CSUZZ19] (slides)", "an (eps_S, delta)-DP single-message shuffled protocol has an "
+        f"(eps_S + ln n, delta)-DP local randomizer (k-RR, n in {grid[0]}, k in {grid[1]}, "
+        f"eps0 in {grid[2]}, delta=1e-6)",
+        Snippet(ggkpv_csuzz19, {"ns": grid[0], "ks": grid[1], "epsilon0s": grid[2]}),
+        [("largest local delta_R(eps_S + ln n)", "exact"),
+         ("least eps_S + ln n - eps0", "lower"), ("instances", "exact")],
+        lambda v: ("holds" if v[0] <= 1e-6 else "violated", None,
+                   f"eps_S is k-RR's certified shuffled lower end (the stricter check: "
+                   f"delta_R falls as its argument grows); eps_S + ln n exceeds eps0 by at "
+                   f"least {v[1]:.4g} in "
+                   f"{v[2]:g} instances, so the local k-RR's delta_R there is {v[0]:g} (at "
+                   "eps >= eps0 a pure eps0-LDP randomizer has delta_R = 0)"))
+    for eps in ((1.0,) if quick else (0.1, 1.0, 3.0)):
+        yield record(
+            "Hadamard response (slides, local)", "local Hadamard response has error "
+            f"O(sqrt(n log B)/eps) (eps={eps:g}, n = 1e3..1e7, B = 3..2^20-1)",
+            Snippet(ggkpv_local_hadamard, {"epsilon": eps}),
+            [("largest certified E max error / (sqrt(n ln B)/eps)", "upper"),
+             ("smallest", "upper")],
+            lambda v: ("holds", None,
+                       f"the sub-Gaussian maximal bound c sqrt(n/4) sqrt(2 ln 2B) over "
+                       f"sqrt(n ln B)/eps stays in [{v[1]:.3g}, {v[0]:.3g}] on the grid "
+                       "(analytically: (c eps/2) sqrt(2 ln(2B)/ln B), bounded), every dataset"))
+    for locator, claim, reason in (
+            ("local lower bound (slides)", "LDP frequency error Omega~(1/(sqrt(n) e^(eps/4))) "
+             "for 2 ln n/3 <~ eps_L <~ 2 min(ln n, ln B), delta_L = o(1/(n ln n))",
+             "a lower bound over every local protocol with hidden constants and logs; not "
+             "computed yet (the Fano step and a sweep are open items, docs/ggkpv.md)"),
             ("single-message lower bound (slides)", "single-message (1, o(1/n))-DP error "
-             ">= min(Omega~(n^(1/4)), Omega~(sqrt(B)))"),
+             ">= min(Omega~(n^(1/4)), Omega~(sqrt(B)))",
+             "a lower bound over every single-message protocol with hidden constants and "
+             "logs; the measured comparison at one certified (eps, delta) is the figure "
+             "ggkpv (reproduce --only ggkpv)"),
             ("multi-message upper bounds (slides)", "count-min and Hadamard response: error, "
-             "communication O~(1)")):
-        yield record(locator, claim, None, (), (
-            "not applicable", None, "asymptotic statement without constants; the measured "
-            "comparison is the figure ggkpv (reproduce --only ggkpv)"))
+             "communication O~(1)", "an O~(.) rate; the measured Hadamard response at one "
+             "certified (eps, delta) is the figure ggkpv; count-min sweeps are not yet in "
+             "audit")):
+        yield record(locator, claim, None, (), ("not applicable", None, reason))
