@@ -1,0 +1,13 @@
+"""Local randomizers given as noise laws (Gaussian, Laplace) on inputs {0, 1} (issue 24).
+
+Modules: `laws` (the noise laws), `blanket` (the certified privacy-blanket upper bound),
+`threshold` (lower ends from one real pair's thresholded count), `mechanism` (the
+families). docs/continuous-randomizers.md has the proofs.
+"""
+
+from accountant.protocols.continuous import blanket, threshold
+from accountant.protocols.continuous.laws import GaussianLaw, LaplaceLaw, NoiseLaw
+from accountant.protocols.continuous.mechanism import GaussianRandomizer, LaplaceRandomizer
+
+__all__ = ["GaussianLaw", "GaussianRandomizer", "LaplaceLaw", "LaplaceRandomizer", "NoiseLaw",
+           "blanket", "threshold"]

@@ -1,0 +1,98 @@
+"""Lower ends for a shuffled continuous randomizer: one real neighbouring pair, thresholded.
+
+The pair: every other user holds 0, the differing user holds 0 (Q) or 1 (P). Counting the
+shuffled outputs above a threshold t is a post-processing of that pair's view, and the count
+is Bin(n-1, s_0) + Bern(s_x) with s_x = P(x + noise > t), the library's subsampled count
+pair at rate 1 (`pairs.subsampled_count`), evaluated exactly. Any t gives a lower end on the
+mechanism; the largest over a few thresholds is reported
+(docs/continuous-randomizers.md#the-lower-end).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from accountant.divergence import delta_bracket, epsilon_bracket
+from accountant.pairs.subsampled_count import subsampled_count_pair
+from accountant.protocols.continuous.laws import NoiseLaw
+from accountant.result import Result
+from accountant.view import ViewPair
+
+__all__ = ["threshold_pair", "thresholds", "epsilon_lower", "delta_lower"]
+
+
+def thresholds(law: NoiseLaw, n: int) -> list[float]:
+    """Where to cut: the centre 1/2 and points out to where about one other user's output
+    is expected above t (small n favours far thresholds).
+
+    Args:
+        law: the noise law.
+        n: users.
+
+    Returns:
+        Thresholds t (any t is valid; these only choose which lower ends are tried).
+    """
+    s = law.scale
+    ts = [0.5 + s * k for k in (0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0)]
+    # the t where n P_0(Y > t) ~ 1
+    far = 0.5 + s * min(max(math.sqrt(2.0 * math.log(max(n, 2))), 1.0), 8.0)
+    return sorted({*ts, far})
+
+
+def threshold_pair(law: NoiseLaw, n: int, t: float) -> ViewPair:
+    """The count of outputs above t: Bin(n-1, s_0) + Bern(s_1) (P) against Bin(n, s_0) (Q).
+
+    Args:
+        law: the noise law.
+        n: users, >= 2.
+        t: the threshold.
+
+    Returns:
+        The exact float ViewPair of the count (s_x from the law's CDF).
+    """
+    # P(x + noise > t) = P(noise <= x - t) (symmetric noise): no cancellation in the tail
+    s0 = float(law.cdf(np.array(-t)))
+    s1 = float(law.cdf(np.array(1.0 - t)))
+    return subsampled_count_pair(n=n, high=s1, low=s0, rate=1.0,
+                                 description={"pair": f"{law.name} threshold count",
+                                              "t": t})
+
+
+def epsilon_lower(law: NoiseLaw, n: int, delta: float) -> Result | None:
+    """The largest certified lower end of epsilon(delta) over `thresholds`.
+
+    Args:
+        law: the noise law.
+        n: users, >= 2.
+        delta: target in (0, 1).
+
+    Returns:
+        A LOWER Result (direction MAX), or None when no threshold gives a positive end.
+    """
+    best: Result | None = None
+    for t in thresholds(law, n):
+        low, _ = epsilon_bracket(threshold_pair(law, n, t), delta)
+        if best is None or float(low.value) > float(best.value):
+            best = low
+    return best
+
+
+def delta_lower(law: NoiseLaw, n: int, epsilon: float) -> Result | None:
+    """The largest certified lower end of delta(epsilon) over `thresholds`.
+
+    Args:
+        law: the noise law.
+        n: users, >= 2.
+        epsilon: eps >= 0.
+
+    Returns:
+        A LOWER Result (direction MAX), or None.
+    """
+    best: Result | None = None
+    for t in thresholds(law, n):
+        low, _ = delta_bracket(threshold_pair(law, n, t), epsilon)
+        if best is None or float(low.value) > float(best.value):
+            best = low
+    return best

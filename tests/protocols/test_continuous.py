@@ -1,0 +1,319 @@
+"""Shuffled Gaussian and Laplace randomizers on inputs {0, 1} (issue 24, item 1).
+
+References: the single-user hockey-stick of two Gaussians (Balle and Wang, ICML 2018,
+Theorem 8: delta(eps) = Phi(1/(2s) - eps s) - e^eps Phi(-1/(2s) - eps s) for sensitivity 1
+and s = sigma); brute force of the exact shuffled views at n <= 3 by integration of the
+elementary-symmetric density (docs/continuous-randomizers.md#brute-force).
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+
+import mpmath
+import numpy as np
+import pytest
+
+from accountant.errors import ParameterError
+from accountant.protocols.continuous import (
+    GaussianLaw,
+    GaussianRandomizer,
+    LaplaceLaw,
+    LaplaceRandomizer,
+    blanket,
+    threshold,
+)
+from accountant.protocols.continuous.laws import CDF_RELATIVE_ERROR
+from accountant.protocols.ldp import LDP
+from accountant.result import Kind, Scope
+from verify.samplers import continuous as sampler
+
+
+# ------------------------------------------------------------------ brute force (n <= 3)
+def _law_functions(noise: str, s: float):
+    """(cdf, r, r_inverse) for the noise: r = f_1/f_0 (nondecreasing), r_inverse(c) = the
+    y* with {r > c} = {y > y*} (-inf / +inf when that set is everything / empty)."""
+    if noise == "gaussian":
+        def cdf(y):
+            return 0.5 * math.erfc(-y / (s * math.sqrt(2)))
+
+        def r(y):
+            return math.exp((2 * y - 1) / (2 * s * s))
+
+        def r_inv(c):
+            return -math.inf if c <= 0 else 0.5 + s * s * math.log(c)
+    else:
+        def cdf(y):
+            return 0.5 * math.exp(y / s) if y < 0 else 1 - 0.5 * math.exp(-y / s)
+
+        def r(y):
+            return math.exp((abs(y) - abs(y - 1)) / s)
+
+        def r_inv(c):
+            if c < math.exp(-1 / s):
+                return -math.inf
+            if c >= math.exp(1 / s):
+                return math.inf
+            return (1 + s * math.log(c)) / 2
+    return cdf, r, r_inv
+
+
+def _esym(values, m):
+    if m < 0 or m > len(values):
+        return 0.0
+    return sum(math.prod(c) for c in combinations(values, m)) if m else 1.0
+
+
+def _inner(cdf, r_inv, alpha, beta):
+    """int f_0(y) (alpha + beta r(y))_+ dy = alpha S_0(y*) + beta S_1(y*) on {r > -a/b}."""
+    if beta == 0:
+        return max(alpha, 0.0)
+    c = -alpha / beta
+    y = r_inv(c)
+    if beta > 0:  # positive where r > c
+        s0 = 0.0 if y == math.inf else (1.0 if y == -math.inf else 1 - cdf(y))
+        s1 = 0.0 if y == math.inf else (1.0 if y == -math.inf else 1 - cdf(y - 1))
+        return max(alpha * s0 + beta * s1, 0.0)
+    # positive where r < c (up to a null set): the complement
+    f0 = 1.0 if y == math.inf else (0.0 if y == -math.inf else cdf(y))
+    f1 = 1.0 if y == math.inf else (0.0 if y == -math.inf else cdf(y - 1))
+    return max(alpha * f0 + beta * f1, 0.0)
+
+
+def brute_delta(noise: str, s: float, n: int, ones: int, g: float, order: str,
+                panels: int = 240, nodes: int = 8) -> float:
+    """H_g of the exact shuffled views of the pair: `ones` of the other n - 1 users hold 1,
+    the differing user 0 (P) or 1 (Q); order "PQ" or "QP". The density of the multiset
+    under a dataset with m ones is e_m(r_1..r_n)/C(n, m) prod f_0(y_i); the last coordinate
+    is integrated in closed form (`_inner`), the others by composite Gauss-Legendre."""
+    cdf, r, r_inv = _law_functions(noise, s)
+    m_a, m_b = (ones, ones + 1) if order == "PQ" else (ones + 1, ones)
+    ca, cb = math.comb(n, m_a), math.comb(n, m_b)
+    x, w = np.polynomial.legendre.leggauss(nodes)
+    edges = np.linspace(0.5 - 14 * s, 0.5 + 14 * s, panels + 1)
+    ys = ((edges[:-1, None] + edges[1:, None]) / 2 + (edges[1:, None] - edges[:-1, None]) / 2
+          * x[None, :]).ravel()
+    ws = ((edges[1:, None] - edges[:-1, None]) / 2 * w[None, :]).ravel()
+    if noise == "gaussian":
+        dens = np.exp(-ys ** 2 / (2 * s * s)) / (s * math.sqrt(2 * math.pi))
+    else:
+        dens = np.exp(-np.abs(ys) / s) / (2 * s)
+    rs = [r(y) for y in ys]
+    total = 0.0
+    if n == 2:
+        for i in range(ys.size):
+            rr = [rs[i]]
+            alpha = _esym(rr, m_a) / ca - g * _esym(rr, m_b) / cb
+            beta = _esym(rr, m_a - 1) / ca - g * _esym(rr, m_b - 1) / cb
+            total += ws[i] * dens[i] * _inner(cdf, r_inv, alpha, beta)
+        return total
+    assert n == 3
+    for i in range(ys.size):
+        for j in range(ys.size):
+            rr = [rs[i], rs[j]]
+            alpha = _esym(rr, m_a) / ca - g * _esym(rr, m_b) / cb
+            beta = _esym(rr, m_a - 1) / ca - g * _esym(rr, m_b - 1) / cb
+            total += ws[i] * ws[j] * dens[i] * dens[j] * _inner(cdf, r_inv, alpha, beta)
+    return total
+
+
+def brute_worst(noise: str, s: float, n: int, g: float, **kw) -> tuple[float, float]:
+    """(special pair's value, worst over every dataset pair and order)."""
+    special = max(brute_delta(noise, s, n, 0, g, o, **kw) for o in ("PQ", "QP"))
+    worst = max(brute_delta(noise, s, n, k, g, o, **kw) for k in range(n) for o in ("PQ", "QP"))
+    return special, worst
+
+
+def test_brute_force_two_users_matches_mpmath():
+    # n = 2, special pair, Q||P: q/p = (r_1 + r_2)/2 with y_i ~ N(0, 1); the inner integral
+    # in closed form, the outer by mpmath at 30 digits: an independent check of the brute force
+    mpmath.mp.dps = 30
+    s, g = 1.0, mpmath.e ** mpmath.mpf("0.5")
+
+    def outer(y1):
+        r1 = mpmath.exp((2 * y1 - 1) / 2)
+        c = 2 * g - r1  # r_2 > c  <=>  y_2 > y*
+        f0 = mpmath.npdf(y1)
+        if c <= 0:
+            return f0 * (r1 / 2 + mpmath.mpf(1) / 2 - g)
+        y = mpmath.mpf(1) / 2 + mpmath.log(c)
+        s0, s1 = 1 - mpmath.ncdf(y), 1 - mpmath.ncdf(y - 1)
+        return f0 * ((r1 / 2 - g) * s0 + s1 / 2)
+
+    ref = mpmath.quad(outer, mpmath.linspace(-14, 15, 30))
+    got = brute_delta("gaussian", s, 2, 0, math.exp(0.5), "QP")
+    assert got == pytest.approx(float(ref), rel=1e-8)
+
+
+@pytest.mark.parametrize("noise,s", [("gaussian", 0.7), ("gaussian", 1.0), ("gaussian", 3.0),
+                                     ("laplace", 1.0)])
+@pytest.mark.parametrize("epsilon", [0.1, 0.5])
+def test_two_users_sandwich(noise, s, epsilon):
+    mech = (GaussianRandomizer(n=2, sigma=s) if noise == "gaussian"
+            else LaplaceRandomizer(n=2, scale=s))
+    b = mech.delta_for_epsilon(epsilon)
+    special, worst = brute_worst(noise, s, 2, math.exp(epsilon))
+    assert float(b.lower.value) <= special * (1 + 1e-6)
+    assert worst <= float(b.upper.value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("noise,s,epsilon", [("gaussian", 1.0, 0.2), ("gaussian", 2.0, 0.1),
+                                             ("laplace", 1.0, 0.3)])
+def test_three_users_sandwich(noise, s, epsilon):
+    mech = (GaussianRandomizer(n=3, sigma=s) if noise == "gaussian"
+            else LaplaceRandomizer(n=3, scale=s))
+    b = mech.delta_for_epsilon(epsilon)
+    special, worst = brute_worst(noise, s, 3, math.exp(epsilon), panels=120, nodes=6)
+    assert float(b.lower.value) <= special * (1 + 1e-5)
+    assert worst <= float(b.upper.value)
+
+
+# ------------------------------------------------------------------ the blanket law
+@pytest.mark.parametrize("law", [GaussianLaw(1.0), GaussianLaw(0.3), GaussianLaw(10.0),
+                                 LaplaceLaw(1.0), LaplaceLaw(0.1)], ids=repr)
+@pytest.mark.parametrize("epsilon", [0.0, 0.05, 1.0])
+def test_discrete_law_is_a_probability_with_mean_at_least_the_true_mean(law, epsilon):
+    # E_omega[Z] = int (f_0 - g f_1) = 1 - g exactly; the dominating law's mean is >= it
+    # (increasing convex order) and, the clipping and rounding being small, close to it
+    g = math.exp(epsilon)
+    terms = blanket.blanket_law(law, g, tail=1e-12)
+    assert math.fsum(terms.weights) == pytest.approx(1.0, abs=1e-15)
+    assert np.all(terms.weights >= 0)
+    mean = math.fsum(terms.points * terms.weights)
+    assert mean >= 1 - g - 1e-12
+    assert mean <= 1 - g + 1e-3 * g
+    assert terms.gamma <= law.blanket_mass()
+
+
+@pytest.mark.parametrize("sigma", [0.5, 1.0, 4.0])
+@pytest.mark.parametrize("epsilon", [0.0, 0.3, 1.0])
+def test_one_message_is_the_gaussian_hockey_stick(sigma, epsilon):
+    # c = 1: H = E[(Z)_+] = int (f_0 - g f_1)_+ (Balle-Wang 2018, Thm 8, sensitivity 1)
+    law = GaussianLaw(sigma)
+    terms = blanket.blanket_law(law, math.exp(epsilon), tail=1e-14)
+    exact = (mpmath.ncdf(1 / (2 * sigma) - epsilon * sigma)
+             - mpmath.e ** epsilon * mpmath.ncdf(-1 / (2 * sigma) - epsilon * sigma))
+    got = float(blanket.delta_given_count(terms, np.array([1]))[0])
+    assert float(exact) <= got <= float(exact) * 1.01 + 1e-13
+
+
+def test_per_count_values_do_not_increase():
+    # one more blanket message is a post-processing: H_c is nonincreasing in c
+    terms = blanket.blanket_law(GaussianLaw(1.0), math.exp(0.2))
+    h = blanket.delta_given_count(terms, np.array([1, 2, 5, 20, 100, 1000]))
+    assert np.all(np.diff(h) <= 1e-12)
+
+
+def test_delta_upper_decreases_in_n_and_epsilon():
+    law = GaussianLaw(2.0)
+    by_n = [blanket.delta_upper(law, n, 0.1).value for n in (100, 1000, 10000)]
+    by_eps = [blanket.delta_upper(law, 1000, e).value for e in (0.05, 0.1, 0.2)]
+    assert by_n[0] > by_n[1] > by_n[2] and by_eps[0] > by_eps[1] > by_eps[2]
+
+
+@pytest.mark.parametrize("law", [GaussianLaw(1.7), GaussianLaw(0.1), LaplaceLaw(0.3)],
+                         ids=repr)
+def test_cdf_error_model_holds_against_mpmath(law):
+    mpmath.mp.dps = 50
+    s = mpmath.mpf(law.scale)
+    for y in np.linspace(-36.0, 36.0, 145) * law.scale:
+        x = mpmath.mpf(float(y))
+        if isinstance(law, GaussianLaw):
+            ref = mpmath.ncdf(x / s)
+        else:
+            ref = mpmath.exp(x / s) / 2 if x < 0 else 1 - mpmath.exp(-x / s) / 2
+        got = float(law.cdf(np.array(y)))
+        assert abs(got - ref) <= CDF_RELATIVE_ERROR * ref
+
+
+# ------------------------------------------------------------------ the families
+def test_epsilon_bracket_is_certified_on_both_sides():
+    mech = GaussianRandomizer(n=10000, sigma=2.0)
+    b = mech.epsilon_for_delta(1e-6)
+    assert b.lower.kind is Kind.LOWER and b.upper.kind is Kind.UPPER
+    assert b.upper.scope is Scope.MECHANISM and b.lower.scope is Scope.MECHANISM
+    assert 0 < b.lower.value < b.upper.value
+    # the upper end's certified delta is at most the target
+    assert blanket.delta_upper(mech.law(), mech.n, b.upper.value).value <= 1e-6
+    # the lower end: the threshold pair's delta at it is above the target
+    d_low = mech.delta_for_epsilon(b.lower.value).lower.value
+    assert d_low >= 1e-6 * (1 - 1e-6)
+
+
+def test_laplace_upper_end_is_the_smaller_of_blanket_and_clones():
+    for scale in (0.3, 1.0, 5.0):
+        mech = LaplaceRandomizer(n=1000, scale=scale)
+        b = mech.epsilon_for_delta(1e-6)
+        clones = LDP(n=1000, epsilon0=1 / scale).epsilon_for_delta(1e-6).upper.value
+        assert b.upper.value <= clones
+        assert b.upper.value <= blanket.epsilon_upper(mech.law(), 1000, 1e-6).value
+
+
+def test_max_divergences():
+    assert GaussianRandomizer(n=10, sigma=1.0).max_divergence().upper.value == math.inf
+    assert LaplaceRandomizer(n=10, scale=2.0).max_divergence().lower.value == 0.5
+
+
+def test_laplace_max_divergence_is_attained_by_the_threshold_pair():
+    # all outputs above t >= 1: each has ratio e^(1/b), so the threshold pair's log-ratio at
+    # count n tends to 1/b as the pair's P(count = n) ratio s_1/s_0 = e^(1/b)
+    law = LaplaceLaw(2.0)
+    s0 = float(law.cdf(np.array(-3.0)))
+    s1 = float(law.cdf(np.array(-2.0)))
+    assert math.log(s1 / s0) == pytest.approx(0.5, rel=1e-12)
+
+
+def test_gaussian_threshold_ratio_grows_without_bound():
+    law = GaussianLaw(1.0)
+    ratios = [math.log(float(law.cdf(np.array(1.0 - t))) / float(law.cdf(np.array(-t))))
+              for t in (2.0, 5.0, 10.0)]
+    assert ratios[0] < ratios[1] < ratios[2] and ratios[2] > 9.0
+
+
+@pytest.mark.parametrize("cls,kw", [(GaussianRandomizer, {"sigma": 0.0}),
+                                    (GaussianRandomizer, {"sigma": math.nan}),
+                                    (GaussianRandomizer, {"sigma": 1e5}),
+                                    (LaplaceRandomizer, {"scale": -1.0}),
+                                    (LaplaceRandomizer, {"scale": 0.01})])
+def test_bad_parameters_are_named(cls, kw):
+    name = next(iter(kw))
+    with pytest.raises(ParameterError, match=name):
+        cls(n=10, **kw)
+
+
+def test_bad_n_and_delta():
+    with pytest.raises(ParameterError, match="n="):
+        GaussianRandomizer(n=1, sigma=1.0)
+    with pytest.raises(ParameterError, match="delta"):
+        GaussianRandomizer(n=10, sigma=1.0).epsilon_for_delta(1.5)
+
+
+def test_no_dominating_pair_and_why():
+    mech = GaussianRandomizer(n=10, sigma=1.0)
+    assert mech.dominating_pair() is None and "delta(epsilon)" in mech.no_pair_reason
+
+
+# ------------------------------------------------------------------ simulation
+@pytest.mark.slow
+def test_threshold_attack_stays_below_the_upper_end():
+    # the count above t from the literal sampler: an empirical lower end on delta, which
+    # must stay below the certified upper end (4-sigma binomial intervals: a false failure
+    # needs a deviation of more than 4 standard deviations, probability < 1e-4)
+    rng = np.random.default_rng(24)
+    n, sigma, eps, trials, t = 20, 1.0, 0.3, 200_000, 1.5
+    d0 = sampler.count_above(sampler.run([0] * n, noise="gaussian", scale=sigma,
+                                         trials=trials, rng=rng), t)
+    d1 = sampler.count_above(sampler.run([1] + [0] * (n - 1), noise="gaussian", scale=sigma,
+                                         trials=trials, rng=rng), t)
+    upper = GaussianRandomizer(n=n, sigma=sigma).delta_for_epsilon(eps).upper.value
+    best = 0.0
+    for k in range(n + 1):
+        p1, p0 = np.mean(d1 >= k), np.mean(d0 >= k)
+        sd = math.sqrt((p1 * (1 - p1) + math.exp(2 * eps) * p0 * (1 - p0)) / trials)
+        best = max(best, p1 - math.exp(eps) * p0 - 4 * sd)
+    assert best <= upper
+    # and the exact threshold pair agrees with the simulation's point estimate
+    exact = threshold.delta_lower(GaussianLaw(sigma), n, eps).value
+    assert best <= exact + 1e-12
