@@ -60,7 +60,7 @@ __all__ = ["LossPmf", "PldComposition", "compose_views", "from_view", "from_clon
            "connected_pmf", "split_pmf", "lower_delta_of", "lower_epsilon_of", "coupling_shift",
            "connects", "power_compose",
            "convolve", "self_compose", "compose_measures", "check_items", "delta_of", "epsilon_of",
-           "fft_error_bound", "grid_index", "pmf_from_entries", "truncate",
+           "fft_error_bound", "grid_index", "pmf_from_entries", "truncate", "truncation_tail",
            "DEFAULT_DISCRETIZATION", "LossPmfSource", "PairSource"]
 
 DEFAULT_DISCRETIZATION = 1e-4
@@ -1013,6 +1013,30 @@ def _width_for_gap(mechanisms: list[tuple[PairSource, int]], delta: float,
     return min(2e-4, max(_MIN_WIDTH, target / math.sqrt(spread * math.log(10 / delta) / 2)))
 
 
+def truncation_tail(mechanisms: Sequence[tuple[PairSource, int]],
+                    delta: float | None = None) -> float:
+    """The per-step truncation threshold of `compose_views`: the moved tails add up to at
+    most 1e-4 of delta (1e-20 when delta is not given).
+
+    A tail cut at squaring level j of a T-fold self-composition is convolved into 2^(J - j)
+    copies of itself, so one item's cuts add up to about 2 T tail (in the upper measure's
+    +inf atom, and in the `moved` ledger that its lower reading takes back), plus one tail
+    per other step. Dividing by the steps alone put 1.2e-5 on +inf at T = 1e6,
+    delta = 1e-5 (a 1.6 % bracket whatever the grid width).
+
+    Args:
+        mechanisms: (pair, rounds) items.
+        delta: the delta of an epsilon(delta) reading, or None.
+
+    Returns:
+        The threshold, in [1e-300, 1e-12].
+    """
+    steps = sum(2 * max(1, int(r).bit_length()) + 1 for _, r in mechanisms)
+    amplification = steps + sum(2 * int(r) for _, r in mechanisms)
+    budget = 1e-4 * delta if delta is not None else 1e-20
+    return max(min(budget / (4 * amplification), 1e-12), 1e-300)
+
+
 @checked(mechanisms=check_items, delta=DELTA, epsilon=EPSILON,
          discretization=POSITIVE.named("discretization"))
 def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float | None = None,
@@ -1053,10 +1077,7 @@ def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float 
     coupled = all(connects(s, itself=True) for s, _ in mechanisms)
     coarse = all(connects(s) for s, _ in mechanisms)
     total_rounds = sum(r for _, r in mechanisms)
-    steps = sum(2 * max(1, int(r).bit_length()) + 1 for _, r in mechanisms)
-    # truncation: at most 1e-4 of delta over all steps (1e-20 per step for delta(eps))
-    budget = 1e-4 * delta if delta is not None else 1e-20
-    tail = max(min(budget / (4 * steps), 1e-12), 1e-300)
+    tail = truncation_tail(mechanisms, delta)
     # the power route of a self-composition may add this much absolute error (eps readings)
     power_budget = 1e-3 * delta if delta is not None else 0.0
     # rounded measures: the gap is about T width, so the width shrinks with T
