@@ -8,6 +8,7 @@ elementary-symmetric density (docs/continuous-randomizers.md#brute-force).
 
 from __future__ import annotations
 
+import functools
 import math
 from itertools import combinations
 
@@ -17,6 +18,10 @@ import pytest
 
 from accountant.errors import ParameterError
 from accountant.protocols.continuous import (
+    DiscreteGaussianLaw,
+    DiscreteGaussianRandomizer,
+    DiscreteLaplaceLaw,
+    DiscreteLaplaceRandomizer,
     GaussianLaw,
     GaussianRandomizer,
     LaplaceLaw,
@@ -125,6 +130,59 @@ def brute_worst(noise: str, s: float, n: int, g: float, **kw) -> tuple[float, fl
     return special, worst
 
 
+def brute_delta_integer(law, n: int, ones: int, g: float, order: str) -> float:
+    """H_g of the exact shuffled views for integer noise: every tuple of outputs in a window
+    carrying all but e^-40 of the mass, summed (mpmath at 30 digits for the PMF)."""
+    mpmath.mp.dps = 30
+    top = math.ceil((12 if isinstance(law, DiscreteGaussianLaw) else 40) * law.scale) + 6
+    ks = list(range(-top, top + 2))
+    if isinstance(law, DiscreteGaussianLaw):
+        w = [mpmath.exp(-mpmath.mpf(k) ** 2 / (2 * mpmath.mpf(law.scale) ** 2)) for k in
+             range(-top - 40, top + 42)]
+        z = mpmath.fsum(w)
+
+        def pmf(k):
+            return mpmath.exp(-mpmath.mpf(k) ** 2 / (2 * mpmath.mpf(law.scale) ** 2)) / z
+    else:
+        p = mpmath.exp(-1 / mpmath.mpf(law.scale))
+
+        def pmf(k):
+            return (1 - p) / (1 + p) * p ** abs(k)
+    f0 = np.array([float(pmf(k)) for k in ks])
+    f1 = np.array([float(pmf(k - 1)) for k in ks])
+    m_a, m_b = (ones, ones + 1) if order == "PQ" else (ones + 1, ones)
+    grids = np.meshgrid(*([np.arange(len(ks))] * n), indexing="ij")
+    base = np.ones(grids[0].shape)
+    r = [f1[gr] / f0[gr] for gr in grids]
+    for gr in grids:
+        base = base * f0[gr]
+
+    def esym(m):
+        if m == 0:
+            return np.ones(base.shape)
+        return sum(math.prod(c) for c in combinations(r, m)) if m <= n else 0.0
+
+    a = esym(m_a) / math.comb(n, m_a)
+    b = esym(m_b) / math.comb(n, m_b)
+    return float(np.sum(base * np.maximum(a - g * b, 0.0)))
+
+
+@pytest.mark.parametrize("law", [DiscreteGaussianLaw(1.0), DiscreteGaussianLaw(2.5),
+                                 DiscreteLaplaceLaw(1.0)], ids=repr)
+@pytest.mark.parametrize("n", [2, 3])
+def test_integer_noise_sandwich(law, n):
+    eps = 0.3
+    mech = (DiscreteGaussianRandomizer(n=n, sigma=law.scale)
+            if isinstance(law, DiscreteGaussianLaw) else
+            DiscreteLaplaceRandomizer(n=n, scale=law.scale))
+    b = mech.delta_for_epsilon(eps)
+    values = {(k, o): brute_delta_integer(law, n, k, math.exp(eps), o)
+              for k in range(n) for o in ("PQ", "QP")}
+    special = max(values[(0, "PQ")], values[(0, "QP")])
+    assert float(b.lower.value) <= special * (1 + 1e-9)
+    assert max(values.values()) <= float(b.upper.value)
+
+
 def test_brute_force_two_users_matches_mpmath():
     # n = 2, special pair, Q||P: q/p = (r_1 + r_2)/2 with y_i ~ N(0, 1); the inner integral
     # in closed form, the outer by mpmath at 30 digits: an independent check of the brute force
@@ -172,7 +230,8 @@ def test_three_users_sandwich(noise, s, epsilon):
 
 # ------------------------------------------------------------------ the blanket law
 @pytest.mark.parametrize("law", [GaussianLaw(1.0), GaussianLaw(0.3), GaussianLaw(10.0),
-                                 LaplaceLaw(1.0), LaplaceLaw(0.1)], ids=repr)
+                                 LaplaceLaw(1.0), LaplaceLaw(0.1), DiscreteGaussianLaw(0.7),
+                                 DiscreteGaussianLaw(20.0), DiscreteLaplaceLaw(2.0)], ids=repr)
 @pytest.mark.parametrize("epsilon", [0.0, 0.05, 1.0])
 def test_discrete_law_is_a_probability_with_mean_at_least_the_true_mean(law, epsilon):
     # E_omega[Z] = int (f_0 - g f_1) = 1 - g exactly; the dominating law's mean is >= it
@@ -213,8 +272,9 @@ def test_delta_upper_decreases_in_n_and_epsilon():
     assert by_n[0] > by_n[1] > by_n[2] and by_eps[0] > by_eps[1] > by_eps[2]
 
 
-@pytest.mark.parametrize("law", [GaussianLaw(1.7), GaussianLaw(0.1), LaplaceLaw(0.3)],
-                         ids=repr)
+@pytest.mark.parametrize("law", [GaussianLaw(1.7), GaussianLaw(0.1), LaplaceLaw(0.3),
+                                 DiscreteLaplaceLaw(0.7), DiscreteGaussianLaw(100.0),
+                                 DiscreteGaussianLaw(0.5)], ids=repr)
 def test_cdf_error_model_holds_against_mpmath(law):
     mpmath.mp.dps = 50
     s = mpmath.mpf(law.scale)
@@ -222,6 +282,13 @@ def test_cdf_error_model_holds_against_mpmath(law):
         x = mpmath.mpf(float(y))
         if isinstance(law, GaussianLaw):
             ref = mpmath.ncdf(x / s)
+        elif isinstance(law, DiscreteLaplaceLaw):
+            k, p = mpmath.floor(x), mpmath.exp(-1 / s)
+            ref = p ** abs(k) / (1 + p) if k < 0 else 1 - p ** (k + 1) / (1 + p)
+        elif isinstance(law, DiscreteGaussianLaw):
+            ref = _discrete_gaussian_cdf(law.scale, int(mpmath.floor(x)))
+            if ref < 1e-290:
+                continue
         else:
             ref = mpmath.exp(x / s) / 2 if x < 0 else 1 - mpmath.exp(-x / s) / 2
         got = float(law.cdf(np.array(y)))
@@ -253,7 +320,55 @@ def test_laplace_upper_end_is_the_smaller_of_blanket_and_clones():
 
 def test_max_divergences():
     assert GaussianRandomizer(n=10, sigma=1.0).max_divergence().upper.value == math.inf
+    assert DiscreteGaussianRandomizer(n=10, sigma=1.0).max_divergence().upper.value == math.inf
     assert LaplaceRandomizer(n=10, scale=2.0).max_divergence().lower.value == 0.5
+    assert DiscreteLaplaceRandomizer(n=10, scale=4.0).max_divergence().lower.value == 0.25
+
+
+@pytest.mark.parametrize("law", [GaussianLaw(0.8), GaussianLaw(4.0), DiscreteGaussianLaw(3.0),
+                                 LaplaceLaw(2.0), DiscreteLaplaceLaw(0.5)], ids=repr)
+def test_shuffle_index_against_numerical_sums(law):
+    # kappa = int (f_0 - f_1)^2 / min(f_0, f_1) >= chi^2 = int (f_1 - f_0)^2 / f_0, both
+    # checked against a direct fine Riemann sum (continuous) or the PMF sum (integer)
+    if law.integer:
+        ys = np.arange(-400, 402, dtype=float)
+        f0 = law.cdf(ys) - law.cdf(ys - 1)
+        f1 = law.cdf(ys - 1) - law.cdf(ys - 2)
+        dy = 1.0
+    else:
+        ys = np.linspace(-40 * law.scale, 40 * law.scale + 1, 2_000_001)
+        dy = ys[1] - ys[0]
+        f0 = _density(law, ys)
+        f1 = _density(law, ys - 1)
+    keep = np.minimum(f0, f1) > 0
+    kappa = np.sum((f0 - f1)[keep] ** 2 / np.minimum(f0, f1)[keep]) * dy
+    chi2 = np.sum((f1 - f0)[keep] ** 2 / f0[keep]) * dy
+    assert law.shuffle_index() == pytest.approx(kappa, rel=1e-6)
+    assert law.chi_square() == pytest.approx(chi2, rel=1e-6)
+    assert law.shuffle_index() >= law.chi_square()
+
+
+@functools.cache
+def _discrete_gaussian_table(sigma: float) -> tuple[int, list]:
+    mpmath.mp.dps = 50
+    s = mpmath.mpf(sigma)
+    top = int(41 * sigma) + 41
+    cum, acc = [], mpmath.mpf(0)
+    for j in range(-top, top + 1):
+        acc += mpmath.exp(-mpmath.mpf(j) ** 2 / (2 * s * s))
+        cum.append(acc)
+    return top, [c / acc for c in cum]
+
+
+def _discrete_gaussian_cdf(sigma: float, k: int):
+    top, cum = _discrete_gaussian_table(sigma)
+    return mpmath.mpf(0) if k < -top else cum[min(k + top, len(cum) - 1)]
+
+
+def _density(law, ys):
+    if isinstance(law, GaussianLaw):
+        return np.exp(-ys ** 2 / (2 * law.scale ** 2)) / (law.scale * math.sqrt(2 * math.pi))
+    return np.exp(-np.abs(ys) / law.scale) / (2 * law.scale)
 
 
 def test_laplace_max_divergence_is_attained_by_the_threshold_pair():
@@ -276,7 +391,9 @@ def test_gaussian_threshold_ratio_grows_without_bound():
                                     (GaussianRandomizer, {"sigma": math.nan}),
                                     (GaussianRandomizer, {"sigma": 1e5}),
                                     (LaplaceRandomizer, {"scale": -1.0}),
-                                    (LaplaceRandomizer, {"scale": 0.01})])
+                                    (LaplaceRandomizer, {"scale": 0.01}),
+                                    (DiscreteGaussianRandomizer, {"sigma": 101.0}),
+                                    (DiscreteLaplaceRandomizer, {"scale": math.inf})])
 def test_bad_parameters_are_named(cls, kw):
     name = next(iter(kw))
     with pytest.raises(ParameterError, match=name):

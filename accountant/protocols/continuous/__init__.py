@@ -1,4 +1,5 @@
-"""Local randomizers given as noise laws (Gaussian, Laplace) on inputs {0, 1} (issue 24).
+"""Local randomizers given as noise laws (Gaussian, Laplace, discrete Gaussian, discrete
+Laplace) on inputs {0, 1} (issue 24).
 
 Modules: `laws` (the noise laws), `blanket` (the certified privacy-blanket upper bound),
 `threshold` (lower ends from one real pair's thresholded count), `mechanism` (the
@@ -6,8 +7,21 @@ families). docs/continuous-randomizers.md has the proofs.
 """
 
 from accountant.protocols.continuous import blanket, threshold
-from accountant.protocols.continuous.laws import GaussianLaw, LaplaceLaw, NoiseLaw
-from accountant.protocols.continuous.mechanism import GaussianRandomizer, LaplaceRandomizer
+from accountant.protocols.continuous.laws import (
+    DiscreteGaussianLaw,
+    DiscreteLaplaceLaw,
+    GaussianLaw,
+    LaplaceLaw,
+    NoiseLaw,
+)
+from accountant.protocols.continuous.mechanism import (
+    DiscreteGaussianRandomizer,
+    DiscreteLaplaceRandomizer,
+    GaussianRandomizer,
+    LaplaceRandomizer,
+    NoiseRandomizer,
+)
 
-__all__ = ["GaussianLaw", "GaussianRandomizer", "LaplaceLaw", "LaplaceRandomizer", "NoiseLaw",
-           "blanket", "threshold"]
+__all__ = ["DiscreteGaussianLaw", "DiscreteGaussianRandomizer", "DiscreteLaplaceLaw",
+           "DiscreteLaplaceRandomizer", "GaussianLaw", "GaussianRandomizer", "LaplaceLaw",
+           "LaplaceRandomizer", "NoiseLaw", "NoiseRandomizer", "blanket", "threshold"]

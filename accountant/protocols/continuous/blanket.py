@@ -63,11 +63,17 @@ class BlanketLaw:
 
 def _grid(law: NoiseLaw, tail: float) -> np.ndarray:
     """Offsets t >= 0 from y = 1/2 (dyadic, so 1/2 +- t is exact): fine near the centre,
-    out to where the far-left mass P_0(Y < 1/2 - T) is below `tail`."""
+    out to where the far-left mass P_0(Y < 1/2 - T) is below `tail`. For integer laws the
+    cuts are 0 and the half-integers, so that each bin holds one atom."""
     s = law.scale
+    tail = max(tail, 1e-290)  # below, the CDF leaves the stated error model (subnormals)
+    if law.integer:
+        atoms = 1
+        while float(law.cdf(np.array(-atoms))) > tail and atoms < 1e6 * s:
+            atoms = math.ceil(atoms * 1.25)
+        return np.concatenate([[0.0], np.arange(0, atoms + 1) + 0.5])
     step = 2.0 ** math.floor(math.log2(min(s, 1.0) / 64.0))
     top = step
-    tail = max(tail, 1e-290)  # below, the CDF leaves the stated error model (subnormals)
     while float(law.cdf(np.array(0.5 - top))) > tail and top < 1e6 * s:
         top *= 1.05
     top = math.ceil(top / step) * step
