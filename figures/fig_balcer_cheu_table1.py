@@ -1,5 +1,6 @@
-"""Balcer and Cheu, ITC 2020, Table 1 as a measured figure: simultaneous histogram error
-against the domain size d at fixed n, epsilon, delta.
+"""Balcer and Cheu, ITC 2020: three of Table 1's six rows (local, this paper, central) as a
+measured figure: simultaneous histogram error against the domain size d at fixed n, epsilon,
+delta. The rows of [8] and [13] are not measured here.
 
 Table 1 compares rates (no constants): local Theta(sqrt(log d)/(eps sqrt n)); this paper's
 shuffled histogram O(log(1/delta)/(eps^2 n)), free of d; central
@@ -17,7 +18,8 @@ simultaneous error max_j |estimate_j - f_j| of normalised frequencies f_j:
 hist reports a bin as 0 unless its message count exceeds n, i.e. unless it holds more than
 about n(1 - p) users: zero-count bins are exact, and a bin below that size costs at most
 its frequency, so the error is at most about 1 - p = 50 log(4/delta)/((eps/2)^2 n) (drawn as
-a reference line) whatever d is; where it is below that line depends on the dataset.
+a reference line) whatever d is; where it is below that line depends on the dataset (it is
+not flat in d: it follows the bin sizes, see `findings`).
 Dataset: half of the users hold value 1, the rest are spread evenly over the other values.
 Parameters (ours; the table has no numbers): n = 10^5, epsilon = 1, delta = 1e-6,
 d in {2, 8, 32, 128, 512, 2048}, 20 trials; quick: d in {2, 32, 512}, 5 trials.
@@ -34,7 +36,7 @@ from accountant.protocols.balcer_cheu import hist_parameters
 from figures.common import Drawing, FigureFiles, FigureSpec, new_figure, track
 from verify.samplers.balcer_cheu import hist_fast
 
-__all__ = ["FIGURE", "HEADER", "N", "EPSILON", "DELTA", "compute", "run"]
+__all__ = ["FIGURE", "HEADER", "MODELS", "N", "EPSILON", "DELTA", "compute", "findings", "run"]
 
 N = 10**5
 EPSILON = 1.0
@@ -42,6 +44,7 @@ DELTA = 1e-6
 DS: tuple[int, ...] = (2, 8, 32, 128, 512, 2048)
 QUICK_DS: tuple[int, ...] = (2, 32, 512)
 SEED = 2020
+MODELS: tuple[str, ...] = ("local k-RR", "shuffled hist (this paper)", "central DLap")
 HEADER = ["model", "d", "n", "epsilon", "delta", "trials", "max_error_mean", "max_error_sd",
           "one_minus_p"]
 
@@ -143,11 +146,49 @@ def compute(ds: tuple[int, ...] = DS, *, trials: int = 20, n: int = N,
     return rows
 
 
+def findings(rows: list[dict[str, float]]) -> str:
+    """What the rows show, as sentences whose numbers are read off the rows.
+
+    Args:
+        rows: the rows of `compute` (every model at every d).
+
+    Returns:
+        The local error at the smallest and largest d (and whether it rises at every step),
+        the range of the shuffled error against its threshold 1-p, and at how many d the
+        central error is the lowest.
+    """
+    def curve(model: str) -> list[dict[str, float]]:
+        return sorted((r for r in rows if r["model"] == model), key=lambda r: r["d"])
+
+    local, shuffled, central = (curve(m) for m in MODELS)
+    first, last = local[0], local[-1]
+    rises = all(b["max_error_mean"] > a["max_error_mean"]
+                for a, b in zip(local, local[1:], strict=False))
+    text = (f"Local k-RR's error goes from {first['max_error_mean']:.3g} at d={first['d']:g} "
+            f"to {last['max_error_mean']:.3g} at d={last['d']:g}"
+            f"{' (rising at every step)' if rises else ' (not rising at every step)'}. ")
+    errors = [r["max_error_mean"] for r in shuffled]
+    threshold = shuffled[0]["one_minus_p"]
+    worst = max(shuffled, key=lambda r: r["max_error_mean"])
+    below = [r for r in shuffled if r["max_error_mean"] < threshold]
+    text += (f"The shuffled histogram's error ranges from {min(errors):.3g} to "
+             f"{max(errors):.3g} (largest at d={worst['d']:g}); it is below its threshold "
+             f"1-p = {threshold:.3g} at {len(below)} of {len(shuffled)} domain sizes. "
+             + ("It is not flat in d" if max(errors) >= 2 * min(errors)
+                else "It varies by less than a factor 2 over d")
+             + ": a bin with fewer than about n(1-p) users reads 0 and costs its frequency, so "
+             "the error follows the dataset's bin sizes (here n/(2(d-1)) users per minor "
+             "value), bounded by about 1-p whatever d is. ")
+    lowest = [c for c, s, loc in zip(central, shuffled, local, strict=True)
+              if c["max_error_mean"] < min(s["max_error_mean"], loc["max_error_mean"])]
+    return text + f"Central is the lowest at {len(lowest)} of {len(central)} domain sizes."
+
+
 def _plot(rows: list[dict[str, float]]) -> Drawing:
     fig, axes = new_figure(1, width=6.0, height=4.2)
     ax = axes[0]
-    for (model, marker), color in zip((("local k-RR", "o"), ("shuffled hist (this paper)", "s"),
-                                       ("central DLap", "^")), ("C0", "C1", "C2"), strict=True):
+    for (model, marker), color in zip(zip(MODELS, ("o", "s", "^"), strict=True),
+                                      ("C0", "C1", "C2"), strict=True):
         sel = [r for r in rows if r["model"] == model]
         ax.errorbar([r["d"] for r in sel], [r["max_error_mean"] for r in sel],
                     yerr=[r["max_error_sd"] for r in sel], marker=marker, color=color,
@@ -161,16 +202,15 @@ def _plot(rows: list[dict[str, float]]) -> Drawing:
     ax.set_title(f"n={rows[0]['n']:g}, eps={rows[0]['epsilon']:g}, "
                  f"delta={rows[0]['delta']:g}, {rows[0]['trials']} seeded trials", fontsize=9)
     ax.grid(True, alpha=0.3, which="both")
-    return Drawing(fig, axes, "Balcer-Cheu Table 1, measured: local error grows with d; "
-                   "the shuffled histogram's stays below its threshold 1-p for every d "
-                   "(zero bins are exact, bins under n(1-p) users read 0); central is "
-                   "lowest. Error bars: sd over trials.")
+    return Drawing(fig, axes, "Balcer-Cheu Table 1, measured (error bars: sd over trials). "
+                   + findings(rows))
 
 
 FILES = FigureFiles(
     "balcer_cheu_2020_table1",
-    see_png="the local curve rises with d, the shuffled histogram stays flat, the central one is "
-            "lowest: Table 1's separation, measured",
+    see_png="simultaneous error of the local, shuffled and central histograms against d; the "
+            "caption's numbers (the local error at both ends, the shuffled error's range "
+            "against its threshold 1-p, where central is lowest) are generated from the CSV",
     see_csv="mean and sd of the simultaneous error per (model, d); seeded")
 
 
@@ -187,14 +227,14 @@ def run(out_dir: Path, quick: bool) -> list[Path]:
     rows = compute(QUICK_DS, trials=5) if quick else compute()
     return FILES.write(
         out_dir, _plot(rows), header=HEADER, rows=rows,
-        comments=["Balcer-Cheu ITC 2020 Table 1 measured: simultaneous error of normalised "
-                  "frequencies (mean and sd over seeded trials)",
+        comments=["Balcer-Cheu ITC 2020 Table 1, three of its six rows measured: simultaneous "
+                  "error of normalised frequencies (mean and sd over seeded trials)",
                   "local: k-RR at epsilon; shuffled: hist_fast with the paper's p for (eps/2, "
                   "delta/2) (Thm 3.2(i): (eps, delta)-DP); central: DLap(eps/2) per bin (eps-DP)",
                   f"dataset: n/2 users at value 1, rest even; seed {SEED}; parameters ours"])
 
 
 FIGURE = FigureSpec("bc-table1", "Balcer and Cheu, ITC 2020",
-                    "Table 1 measured: simultaneous histogram error vs domain size d for "
+                    "three of Table 1's rows measured: simultaneous histogram error vs d for "
                     "local k-RR, the shuffled histogram and central discrete Laplace at one "
                     "(eps, delta)", run, FILES.see)
