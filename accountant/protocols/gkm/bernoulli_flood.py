@@ -148,6 +148,6 @@ def worst_case(*, n: int, epsilon_prime: float, q: float, s: int, flood: float) 
     Raises:
         ParameterError: an argument outside its domain.
     """
-    return max(r.value for k in range(n)
+    return max(float(r.value) for k in range(n)
                for r in max_divergence(n=n, ones=k, epsilon_prime=epsilon_prime, q=q, s=s,
                                        flood=flood))
