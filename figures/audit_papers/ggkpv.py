@@ -13,7 +13,7 @@ from typing import Any
 from figures.audit_report import AuditEntry, Record, Snippet
 
 __all__ = ["audit", "ggkpv_slides_rho", "ggkpv_calibrated_rho", "ggkpv_csuzz19",
-           "ggkpv_local_hadamard"]
+           "ggkpv_local_hadamard", "ggkpv_fano"]
 
 
 # ------------------------------------------------- snippets (rules: figures.audit_papers)
@@ -50,6 +50,14 @@ def ggkpv_local_hadamard(epsilon: float) -> tuple[Any, ...]:
               / (math.sqrt(n * math.log(B)) / epsilon)
               for n in (10**3, 10**5, 10**7) for B in (3, 63, 1023, 2**20 - 1)]
     return (max(ratios), min(ratios))
+
+
+def ggkpv_fano(B: int, epsilon: float) -> tuple[Any, ...]:
+    from accountant.protocols.ggkpv import fano
+    k = fano.k_rr_matrix(B=B, epsilon=epsilon)
+    h = fano.hadamard_matrix(B=B, epsilon=epsilon)
+    return (fano.fitted_exponent(k, 1e-3, 1e-2), fano.fitted_exponent(h, 1e-3, 1e-2),
+            fano.mutual_information(k, 1e-3) / 1e-3**4)
 
 
 # ------------------------------------------------------------------------ records
@@ -99,6 +107,19 @@ def audit(quick: bool, record: Record) -> Iterator[AuditEntry]:
                        f"the sub-Gaussian maximal bound c sqrt(n/4) sqrt(2 ln 2B) over "
                        f"sqrt(n ln B)/eps stays in [{v[1]:.3g}, {v[0]:.3g}] on the grid "
                        "(analytically: (c eps/2) sqrt(2 ln(2B)/ln B), bounded), every dataset"))
+    for B, eps in (((15, 5.0),) if quick else ((15, 1.0), (15, 5.0), (63, 5.0))):
+        yield record(
+            "local lower bound, Fano step (slides)", "I(V; R(X)) <= O~(alpha^4 n e^eps_L) is "
+            f"'actually false for general randomizers R' (B={B}, eps_L={eps:g}, one user)",
+            Snippet(ggkpv_fano, {"B": B, "epsilon": eps}),
+            [("k-RR: exponent of I in alpha over [1e-3, 1e-2]", "exact"),
+             ("Hadamard response: the same", "exact"),
+             ("k-RR: I / alpha^4 at alpha = 1e-3", "exact")],
+            lambda v: ("holds" if max(v[0], v[1]) < 3 else "violated", None,
+                       f"exact mutual information falls like alpha^{v[0]:.3f} (k-RR) and "
+                       f"alpha^{v[1]:.3f} (Hadamard), not alpha^4: I / alpha^4 = {v[2]:.4g} "
+                       "at alpha = 1e-3 grows without bound as alpha -> 0, so without the "
+                       "accuracy assumption the alpha^4 bound fails, as the slide says"))
     for locator, claim, reason in (
             ("local lower bound (slides)", "LDP frequency error Omega~(1/(sqrt(n) e^(eps/4))) "
              "for 2 ln n/3 <~ eps_L <~ 2 min(ln n, ln B), delta_L = o(1/(n ln n))",
