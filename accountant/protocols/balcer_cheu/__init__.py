@@ -1,7 +1,15 @@
 """Balcer-Cheu 2020: the zero-sum counting protocol (zsum) and the histogram (hist)
 (docs/balcer-cheu-2020.md). Modules: `views` (exact pairs and their divergences),
-`audit`, `calibration`, `smoothness` (exact smoothness of Bin), `mechanism`."""
+`audit`, `calibration`, `smoothness` (exact smoothness of Bin), `mechanism`, `accuracy`
+(exact accuracy at the worst dataset and histogram), `single_message` (Section 4)."""
 
+from accountant.protocols.balcer_cheu.accuracy import (
+    WorstAccuracy,
+    failure_probabilities,
+    simultaneous_failure,
+    worst_error_quantile,
+    worst_simultaneous_error_quantile,
+)
 from accountant.protocols.balcer_cheu.audit import AUDIT_GRID, audit_hist, audit_table, audit_zsum
 from accountant.protocols.balcer_cheu.calibration import (
     MIN_GAMMA,
@@ -11,6 +19,10 @@ from accountant.protocols.balcer_cheu.calibration import (
     error_quantile,
 )
 from accountant.protocols.balcer_cheu.mechanism import BalcerCheuHist, BalcerCheuZsum
+from accountant.protocols.balcer_cheu.single_message import (
+    claim_42_max_divergence,
+    local_epsilon_for_delta,
+)
 from accountant.protocols.balcer_cheu.smoothness import binomial_smoothness_delta
 from accountant.protocols.balcer_cheu.views import (
     INFINITE_DIVERGENCE_REASON,
@@ -38,4 +50,7 @@ __all__ = [
     "error_quantile", "hist_delta", "hist_delta_pld", "hist_epsilon", "hist_epsilon_bracket",
     "hist_epsilon_pld", "hist_parameters", "hist_view", "max_divergence", "renyi_divergence",
     "zsum_delta", "zsum_epsilon", "zsum_epsilon_bracket", "zsum_parameters", "zsum_view",
+    "WorstAccuracy", "claim_42_max_divergence", "failure_probabilities",
+    "local_epsilon_for_delta", "simultaneous_failure", "worst_error_quantile",
+    "worst_simultaneous_error_quantile",
 ]
