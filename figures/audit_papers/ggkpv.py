@@ -72,7 +72,8 @@ def audit(quick: bool, record: Record) -> Iterator[AuditEntry]:
                    "= computed eps / target"))
     for delta in ((1e-6,) if quick else (1e-4, 1e-6, 1e-8)):
         yield record(
-            "Hadamard response (slides)", "rho = Theta(log(1/delta)/eps^2): the least "
+            "Hadamard response (slides, Theta constant)", "rho = Theta(log(1/delta)/eps^2): "
+            "the least "
             f"certified rho against log(1/delta)/eps^2 (n=2000, B=63, eps=1, delta={delta:g})",
             Snippet(ggkpv_calibrated_rho, {"delta": delta}),
             [("least certified rho", "upper"), ("log(1/delta)/eps^2", "slides' rule")],

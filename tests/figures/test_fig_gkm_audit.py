@@ -75,7 +75,7 @@ def test_ggkpv_slides_rho_reason_is_generated(records):
     r = _find(records, "Hadamard response (slides)", "give (eps, delta)-DP")
     assert r.verdict == "violated" and f"{r.computed[0]['value']:.4g}" in r.reason
     assert "2.5-4.6" not in r.reason
-    cal = _find(records, "Hadamard response (slides)", "least certified rho")
+    cal = _find(records, "Hadamard response (slides, Theta constant)")
     assert f"{cal.computed[0]['value'] / cal.computed[1]['value']:.3g}" in cal.reason
 
 
