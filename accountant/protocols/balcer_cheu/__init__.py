@@ -1,7 +1,8 @@
 """Balcer-Cheu 2020: the zero-sum counting protocol (zsum) and the histogram (hist)
 (docs/balcer-cheu-2020.md). Modules: `views` (exact pairs and their divergences),
 `audit`, `calibration`, `smoothness` (exact smoothness of Bin), `mechanism`, `accuracy`
-(exact accuracy at the worst dataset and histogram), `single_message` (Section 4)."""
+(exact accuracy at the worst dataset and histogram), `single_message` (Section 4), `support`
+(support identification, Claim 3.4)."""
 
 from accountant.protocols.balcer_cheu.accuracy import (
     WorstAccuracy,
@@ -24,6 +25,12 @@ from accountant.protocols.balcer_cheu.single_message import (
     local_epsilon_for_delta,
 )
 from accountant.protocols.balcer_cheu.smoothness import binomial_smoothness_delta
+from accountant.protocols.balcer_cheu.support import (
+    SupportIdentification,
+    least_n_for_support,
+    multinomial_product,
+    support_identification,
+)
 from accountant.protocols.balcer_cheu.views import (
     INFINITE_DIVERGENCE_REASON,
     BalcerCheuParameters,
@@ -52,5 +59,6 @@ __all__ = [
     "zsum_delta", "zsum_epsilon", "zsum_epsilon_bracket", "zsum_parameters", "zsum_view",
     "WorstAccuracy", "claim_42_max_divergence", "failure_probabilities",
     "local_epsilon_for_delta", "simultaneous_failure", "worst_error_quantile",
-    "worst_simultaneous_error_quantile",
+    "worst_simultaneous_error_quantile", "SupportIdentification", "least_n_for_support",
+    "multinomial_product", "support_identification",
 ]
