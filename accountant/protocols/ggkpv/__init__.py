@@ -2,8 +2,10 @@
 (parameters, the count pairs of the full view and their divergences), `calibration`
 (the least rho for a target), `mechanism` (the contract object); `countmin` (the count-min
 variant with public coins: its parameters, pairs, accountant, calibration and contract
-object, docs/ggkpv.md#count-min-variant)."""
+object, docs/ggkpv.md#count-min-variant); `local_hadamard` (the local Hadamard response's
+certified error) and `fano` (the slides' Fano step, exact mutual information)."""
 
+from accountant.protocols.ggkpv import fano, local_hadamard
 from accountant.protocols.ggkpv.calibration import Calibration, calibrate, least_rho
 from accountant.protocols.ggkpv.countmin import (
     COUNTMIN_INFINITE_REASON,
@@ -45,6 +47,8 @@ from accountant.protocols.ggkpv.views import (
 )
 
 __all__ = [
+    "fano",
+    "local_hadamard",
     "CITATION", "INFINITE_DIVERGENCE_REASON", "Calibration", "GGKPVHadamard",
     "GGKPVParameters", "background_view", "calibrate", "count_pair", "delta_bracket",
     "epsilon_bracket", "ggkpv_parameters", "heuristic_epsilon", "heuristic_view",

@@ -1,10 +1,21 @@
 """Ghazi-Kumar-Manurangsi pure-DP binary counting and the earlier GKMP20 protocol
 (docs/gkm.md). Modules: `protocol` (parameters, Condition 7, Theorem 6, utility, the
 worst case over counts, audits), `view` (the exact 2-D view and its certified
-max-divergence), `gkmp20`, `mechanism` (the contract objects).
+max-divergence), `gkmp20`, `mechanism` (the contract objects); the paper's other items:
+`proof` (Lemmas 5, 9, 10, Lemma 8's reverse step, Theorem 6's variance chain), `scaling`
+(Theorem 2 in n), `real_summation` (Corollary 3), `histogram` (Corollary 4),
+`bernoulli_flood` (Sec. 5).
 """
 
-from accountant.protocols.gkm import gkmp20, view
+from accountant.protocols.gkm import (
+    bernoulli_flood,
+    gkmp20,
+    histogram,
+    proof,
+    real_summation,
+    scaling,
+    view,
+)
 from accountant.protocols.gkm.mechanism import GKMCount, GKMP20Count
 from accountant.protocols.gkm.protocol import (
     CITATION,
@@ -46,6 +57,11 @@ __all__ = [
     "GKMP20Count",
     "gkmp20",
     "view",
+    "bernoulli_flood",
+    "histogram",
+    "proof",
+    "real_summation",
+    "scaling",
     "CITATION",
     "EPSILON_PRIME",
     "GkmParameters",
