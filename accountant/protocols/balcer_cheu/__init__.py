@@ -2,7 +2,7 @@
 (docs/balcer-cheu-2020.md). Modules: `views` (exact pairs and their divergences),
 `audit`, `calibration`, `smoothness` (exact smoothness of Bin), `mechanism`, `accuracy`
 (exact accuracy at the worst dataset and histogram), `single_message` (Section 4), `support`
-(support identification, Claim 3.4)."""
+(support identification, Claim 3.4), `pointer_chasing` (Defs. 3.5, 3.6, Table 2)."""
 
 from accountant.protocols.balcer_cheu.accuracy import (
     WorstAccuracy,
@@ -20,6 +20,11 @@ from accountant.protocols.balcer_cheu.calibration import (
     error_quantile,
 )
 from accountant.protocols.balcer_cheu.mechanism import BalcerCheuHist, BalcerCheuZsum
+from accountant.protocols.balcer_cheu.pointer_chasing import (
+    central_support_success,
+    least_n_central,
+    pointer_chase,
+)
 from accountant.protocols.balcer_cheu.single_message import (
     claim_42_max_divergence,
     local_epsilon_for_delta,
@@ -60,5 +65,6 @@ __all__ = [
     "WorstAccuracy", "claim_42_max_divergence", "failure_probabilities",
     "local_epsilon_for_delta", "simultaneous_failure", "worst_error_quantile",
     "worst_simultaneous_error_quantile", "SupportIdentification", "least_n_for_support",
-    "multinomial_product", "support_identification",
+    "multinomial_product", "support_identification", "central_support_success",
+    "least_n_central", "pointer_chase",
 ]
