@@ -1120,7 +1120,12 @@ def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float 
         width = new_width
         refinements += 1
     scale = delta if delta is not None else upper
-    if 0 < scale and err > 1e-2 * scale:
+    # rounded measures are first order: their ends sit about T width / 2 from the truth,
+    # so once that exceeds the bracket they can improve neither end (at T = 1e6 the 1e-6
+    # grid took 64 s and 5.9 GiB to report 14.23 against 13.66)
+    hopeless = (lower is not None and math.isfinite(upper)
+                and 0.5 * total_rounds * rounded_width >= upper - lower)
+    if 0 < scale and err > 1e-2 * scale and not hopeless:
         # the FFT's absolute round-off is not small against a tiny delta: connect-the-dots
         # fills the grid where rounded measures of few atoms stay sparse (direct, relative
         # error only); both are certified, so keep the better end of each
