@@ -91,3 +91,11 @@ def test_shown_command_prints_the_record_values(records, locator, part):
     r = _find(records, locator, part)
     printed = [float(x) for x in ar.reproduce_command(r.to_json(), timeout=300).split()]
     assert printed == [c["value"] for c in r.computed], r.command
+
+
+def test_unary_sweep_exponent_is_about_a_quarter():
+    # the full audit's RAPPOR-branch record: exact sd at the largest certified eps0
+    from figures.audit_papers.ggkpv import ggkpv_unary_sweep
+    exponent, sd_small, sd_large, eps0 = ggkpv_unary_sweep()
+    assert 0.2 < exponent < 0.3 and sd_small < sd_large
+    assert exponent == pytest.approx(math.log(sd_large / sd_small) / math.log(1000), rel=1e-12)
