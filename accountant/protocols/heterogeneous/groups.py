@@ -38,8 +38,10 @@ class Group:
     count_max: int | None = None
 
     def describe(self) -> dict[str, Any]:
-        """The group as JSON: its count (or range) and its matrix's description."""
-        out: dict[str, Any] = {"count": self.count, "matrix": self.matrix.describe()}
+        """The group as JSON: its count (or range), its matrix's name, size and epsilon0."""
+        out: dict[str, Any] = {"count": self.count, "randomizer": self.matrix.name,
+                               "inputs": self.matrix.inputs, "outputs": self.matrix.outputs,
+                               "epsilon0": self.matrix.epsilon0}
         if self.count_max is not None:
             out["count_max"] = self.count_max
         return out

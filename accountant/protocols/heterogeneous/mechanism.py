@@ -186,7 +186,7 @@ class HeterogeneousRandomizer(Mechanism):
         if upper.kind is Kind.EXACT:
             return Bracket(lower=upper, upper=upper)
         return Bracket(lower=lower, upper=upper, pair_lower=pair_lower,
-                       pair_name="heterogeneous clones", special=hi.with_(method=m,
+                       pair_name="clones", special=hi.with_(method=m,
                                                                           source=_LOWER))
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
