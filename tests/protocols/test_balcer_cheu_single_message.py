@@ -48,3 +48,22 @@ def test_cheu_lemma_holds_for_binary_rr(epsilon0, n):
 def test_bad_delta_is_named():
     with pytest.raises(ParameterError, match="delta=2"):
         local_epsilon_for_delta(rr_matrix(1.0), 2.0)
+
+
+@pytest.mark.parametrize(("epsilon0", "n"), [(1.0, 3), (3.0, 4)])
+def test_shuffled_bracket_contains_binary_rr_exact_value(epsilon0, n):
+    from accountant.protocols.balcer_cheu import shuffled_epsilon_bracket
+    lower, upper = shuffled_epsilon_bracket(rr_matrix(epsilon0), n, 1e-3)
+    exact = binary_rr.epsilon_for_delta(n=n, epsilon0=epsilon0, delta=1e-3)
+    assert lower <= float(exact.upper) and float(exact.lower) <= upper
+    assert upper - lower <= epsilon0 / 399 + 1e-12  # one grid step
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cheu_lemma_holds_for_random_matrices_at_tiny_n(seed):
+    from accountant.protocols.balcer_cheu import shuffled_epsilon_bracket
+    rows = np.random.default_rng(seed).dirichlet(np.ones(3), size=3).tolist()
+    matrix = Randomizer.from_rows(rows)
+    for n in (2, 3):
+        lower, _ = shuffled_epsilon_bracket(matrix, n, 1e-3)
+        assert local_epsilon_for_delta(matrix, 1e-3) <= lower + math.log(n)

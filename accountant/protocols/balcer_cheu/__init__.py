@@ -28,6 +28,7 @@ from accountant.protocols.balcer_cheu.pointer_chasing import (
 from accountant.protocols.balcer_cheu.single_message import (
     claim_42_max_divergence,
     local_epsilon_for_delta,
+    shuffled_epsilon_bracket,
 )
 from accountant.protocols.balcer_cheu.smoothness import binomial_smoothness_delta
 from accountant.protocols.balcer_cheu.support import (
@@ -66,5 +67,5 @@ __all__ = [
     "local_epsilon_for_delta", "simultaneous_failure", "worst_error_quantile",
     "worst_simultaneous_error_quantile", "SupportIdentification", "least_n_for_support",
     "multinomial_product", "support_identification", "central_support_success",
-    "least_n_central", "pointer_chase",
+    "least_n_central", "pointer_chase", "shuffled_epsilon_bracket",
 ]
