@@ -417,8 +417,9 @@ def audit(quick: bool, record: Record) -> Iterator[AuditEntry]:
         [("max over the grid of exact delta(eps) / smoothness delta", "upper"),
          ("min over the grid of that ratio", "upper"), ("grid points", "exact")],
         lambda v: (*upper_verdict(1.0, None, v[0]),
-                   "factor = 1 / the largest ratio; delta(eps) is the certified upper end of the Bin(n, 1-g) vs 1 + Bin shift "
-                   "pair (= Bin(n, g) vs Bin(n, g) - 1), the smoothness delta the lower end of "
+                   "factor = 1 / the largest ratio; delta(eps) is the certified upper end of "
+                   "the Bin(n, 1-g) vs 1 + Bin shift pair (= Bin(n, g) vs Bin(n, g) - 1), "
+                   "the smoothness delta the lower end of "
                    "Definition A.1 with k' != 0 (protocols.balcer_cheu.smoothness); the lemma "
                    f"gives away a factor {1 / v[0]:.3g} to {1 / v[1]:.3g} on this grid"))
     yield record(
