@@ -111,8 +111,8 @@ def _plot(rows) -> Drawing:
 FILES = FigureFiles(
     "gkm_theorem6",
     see_png="left: the printed q (red) crosses above the claimed 1+rho at small eps, the corrected "
-            "q (blue) stays below it, close to 1; right: exact messages per user above the printed Lemma 12 "
-            "terms by lam/n",
+            "q (blue) stays below it, close to 1; right: exact messages per user above the printed "
+            "Lemma 12 terms by lam/n",
     see_csv="Theorem 6 parameters per (n, eps, q choice), exact MSE, claim and expected messages")
 
 
