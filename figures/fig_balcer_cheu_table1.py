@@ -1,19 +1,29 @@
-"""Balcer and Cheu, ITC 2020: three of Table 1's six rows (local, this paper, central) as a
-measured figure: simultaneous histogram error against the domain size d at fixed n, epsilon,
-delta. The rows of [8] and [13] are not measured here.
+"""Balcer and Cheu, ITC 2020: Table 1's local, this paper's and central rows as a measured
+figure: simultaneous histogram error against the domain size d at fixed n, epsilon, delta,
+with the messages each user sends. The rows of [8] and [13] are not measured here.
 
 Table 1 compares rates (no constants): local Theta(sqrt(log d)/(eps sqrt n)); this paper's
 shuffled histogram O(log(1/delta)/(eps^2 n)), free of d; central
 Theta(min(log d, log 1/delta)/(eps n)). We measure, for one dataset and seeded trials, the
 simultaneous error max_j |estimate_j - f_j| of normalised frequencies f_j:
 
-- local: k-ary randomized response at epsilon (epsilon-LDP, unbiased estimator), sampled
-  with numpy (one multinomial per true value);
+- local: Hadamard response at epsilon (epsilon-LDP; a user with value v reports a uniform
+  column of C_v = {k : H[v][k] = +1} with probability e^eps/(1+e^eps), else one of its
+  complement; estimate c (#{reports in C_x} - n/2), c = 2(e^eps+1)/(e^eps-1), as in
+  `accountant.protocols.ggkpv.local_hadamard`): the table's Theta(sqrt(log d)) row; and
+  k-ary randomized response at epsilon (unbiased estimator), whose error grows like sqrt(d)
+  instead, for contrast;
 - shuffled: Balcer-Cheu's hist (`verify.samplers.balcer_cheu.hist_fast`, the vectorised
   literal protocol) with p set by the paper's rule for (epsilon/2, delta/2), so that
   Theorem 3.2(i) gives (epsilon, delta)-DP;
 - central: the exact counts plus discrete Laplace noise DLap(epsilon/2) per bin (a replace-one
-  change moves two counts by one: epsilon-DP), sampled as a difference of two geometrics.
+  change moves two counts by one: epsilon-DP), sampled as a difference of two geometrics (the
+  log d regime of the central row), and the stability-based histogram (the log(1/delta)
+  regime): counts of present values plus Laplace(2/epsilon), released when above
+  tau = 1 + (2/epsilon) ln(2/delta), absent values never (docs/balcer-cheu-2020.md#table-2).
+
+Messages per user: 1 for the local protocols, 1 + d p in expectation for hist (the noise
+bit of each of the d coordinates plus the user's own), none for the central ones.
 
 hist reports a bin as 0 unless its message count exceeds n, i.e. unless it holds more than
 about n(1 - p) users: zero-count bins are exact, and a bin below that size costs at most
@@ -31,12 +41,14 @@ import math
 from pathlib import Path
 
 import numpy as np
+from scipy.linalg import hadamard
 
 from accountant.protocols.balcer_cheu import hist_parameters
 from figures.common import Drawing, FigureFiles, FigureSpec, new_figure, track
 from verify.samplers.balcer_cheu import hist_fast
 
-__all__ = ["FIGURE", "HEADER", "MODELS", "N", "EPSILON", "DELTA", "compute", "findings", "run"]
+__all__ = ["FIGURE", "HEADER", "MODELS", "N", "EPSILON", "DELTA", "central_stability", "compute",
+           "findings", "local_hadamard", "run"]
 
 N = 10**5
 EPSILON = 1.0
@@ -44,9 +56,10 @@ DELTA = 1e-6
 DS: tuple[int, ...] = (2, 8, 32, 128, 512, 2048)
 QUICK_DS: tuple[int, ...] = (2, 32, 512)
 SEED = 2020
-MODELS: tuple[str, ...] = ("local k-RR", "shuffled hist (this paper)", "central DLap")
+MODELS: tuple[str, ...] = ("local k-RR", "shuffled hist (this paper)", "central DLap",
+                           "local Hadamard response", "central stability histogram")
 HEADER = ["model", "d", "n", "epsilon", "delta", "trials", "max_error_mean", "max_error_sd",
-          "one_minus_p"]
+          "one_minus_p", "messages_per_user"]
 
 
 def dataset(n: int, d: int) -> np.ndarray:
@@ -113,6 +126,58 @@ def central_geometric(counts: np.ndarray, epsilon: float, trials: int,
     return (counts[None, :] + noise) / counts.sum()
 
 
+def local_hadamard(counts: np.ndarray, epsilon: float, trials: int,
+                   rng: np.random.Generator) -> np.ndarray:
+    """Estimated frequencies of local Hadamard response, one row per trial.
+
+    Args:
+        counts: true counts per value.
+        epsilon: the local epsilon.
+        trials: runs.
+        rng: generator.
+
+    Returns:
+        (trials, d) unbiased frequency estimates.
+    """
+    d = counts.size
+    n = int(counts.sum())
+    size = 1 << d.bit_length()  # a power of two > d: rows 1..d skip the all-ones row 0
+    plus = hadamard(size)[1:d + 1] > 0
+    inside = np.array([np.flatnonzero(row) for row in plus])   # C_v, size/2 columns each
+    outside = np.array([np.flatnonzero(~row) for row in plus])
+    values = np.repeat(np.arange(d), counts)
+    e = math.exp(epsilon)
+    scale = 2 * (e + 1) / (e - 1)
+    out = np.empty((trials, d))
+    for t in range(trials):
+        keep = rng.random(n) < e / (1 + e)
+        j = rng.integers(0, size // 2, size=n)
+        columns = np.where(keep, inside[values, j], outside[values, j])
+        hist = np.bincount(columns, minlength=size)
+        out[t] = scale * (plus.astype(np.int64) @ hist - n / 2) / n
+    return out
+
+
+def central_stability(counts: np.ndarray, epsilon: float, delta: float, trials: int,
+                      rng: np.random.Generator) -> np.ndarray:
+    """Stability-based histogram: present values' counts plus Laplace(2/epsilon), released
+    above tau = 1 + (2/epsilon) ln(2/delta); absent and unreleased values read 0.
+
+    Args:
+        counts: true counts.
+        epsilon, delta: the target.
+        trials: runs.
+        rng: generator.
+
+    Returns:
+        (trials, d) frequency estimates.
+    """
+    noisy = counts[None, :] + rng.laplace(0.0, 2 / epsilon, size=(trials, counts.size))
+    tau = 1 + 2 * math.log(2 / delta) / epsilon
+    released = (counts[None, :] > 0) & (noisy > tau)
+    return np.where(released, noisy, 0.0) / counts.sum()
+
+
 def compute(ds: tuple[int, ...] = DS, *, trials: int = 20, n: int = N,
             epsilon: float = EPSILON, delta: float = DELTA,
             seed: int = SEED) -> list[dict[str, float]]:
@@ -137,12 +202,19 @@ def compute(ds: tuple[int, ...] = DS, *, trials: int = 20, n: int = N,
             "local k-RR": local_krr(counts, epsilon, trials, rng),
             "shuffled hist (this paper)": hist_fast(bin_counts=counts, p=p, trials=trials,
                                                     rng=rng)[1],
-            "central DLap": central_geometric(counts, epsilon, trials, rng)}
+            "central DLap": central_geometric(counts, epsilon, trials, rng),
+            "local Hadamard response": local_hadamard(counts, epsilon, trials, rng),
+            "central stability histogram": central_stability(counts, epsilon, delta, trials,
+                                                             rng)}
+        messages = {"local k-RR": 1.0, "shuffled hist (this paper)": 1 + d * p,
+                    "central DLap": math.nan, "local Hadamard response": 1.0,
+                    "central stability histogram": math.nan}
         for model, est in estimates.items():
             err = np.max(np.abs(est - f[None, :]), axis=1)
             rows.append({"model": model, "d": d, "n": n, "epsilon": epsilon, "delta": delta,
                          "trials": trials, "max_error_mean": float(np.mean(err)),
-                         "max_error_sd": float(np.std(err, ddof=1)), "one_minus_p": 1 - p})
+                         "max_error_sd": float(np.std(err, ddof=1)), "one_minus_p": 1 - p,
+                         "messages_per_user": messages[model]})
     return rows
 
 
@@ -160,13 +232,18 @@ def findings(rows: list[dict[str, float]]) -> str:
     def curve(model: str) -> list[dict[str, float]]:
         return sorted((r for r in rows if r["model"] == model), key=lambda r: r["d"])
 
-    local, shuffled, central = (curve(m) for m in MODELS)
-    first, last = local[0], local[-1]
-    rises = all(b["max_error_mean"] > a["max_error_mean"]
-                for a, b in zip(local, local[1:], strict=False))
-    text = (f"Local k-RR's error goes from {first['max_error_mean']:.3g} at d={first['d']:g} "
-            f"to {last['max_error_mean']:.3g} at d={last['d']:g}"
-            f"{' (rising at every step)' if rises else ' (not rising at every step)'}. ")
+    local, shuffled, central, hadamard_rows, stability = (curve(m) for m in MODELS)
+    text = ""
+    for name, curve_rows in (("Local k-RR", local), ("Local Hadamard response", hadamard_rows)):
+        if not curve_rows:
+            continue
+        first, last = curve_rows[0], curve_rows[-1]
+        rises = all(b["max_error_mean"] > a["max_error_mean"]
+                    for a, b in zip(curve_rows, curve_rows[1:], strict=False))
+        text += (f"{name}'s error goes from {first['max_error_mean']:.3g} at "
+                 f"d={first['d']:g} to {last['max_error_mean']:.3g} at d={last['d']:g} "
+                 f"(x{last['max_error_mean'] / first['max_error_mean']:.3g}"
+                 f"{', rising at every step' if rises else ', not rising at every step'}). ")
     errors = [r["max_error_mean"] for r in shuffled]
     threshold = shuffled[0]["one_minus_p"]
     worst = max(shuffled, key=lambda r: r["max_error_mean"])
@@ -181,14 +258,21 @@ def findings(rows: list[dict[str, float]]) -> str:
              "value), bounded by about 1-p whatever d is. ")
     lowest = [c for c, s, loc in zip(central, shuffled, local, strict=True)
               if c["max_error_mean"] < min(s["max_error_mean"], loc["max_error_mean"])]
-    return text + f"Central is the lowest at {len(lowest)} of {len(central)} domain sizes."
+    text += f"Central DLap is below both at {len(lowest)} of {len(central)} domain sizes"
+    if stability:
+        errs = [r["max_error_mean"] for r in stability]
+        text += (f"; the central stability histogram's error ranges from {min(errs):.3g} to "
+                 f"{max(errs):.3g}")
+    messages = [r["messages_per_user"] for r in shuffled]
+    return text + (f". hist sends {min(messages):.4g} to {max(messages):.4g} messages per "
+                   "user in expectation (1 for the local protocols).")
 
 
 def _plot(rows: list[dict[str, float]]) -> Drawing:
     fig, axes = new_figure(1, width=6.0, height=4.2)
     ax = axes[0]
-    for (model, marker), color in zip(zip(MODELS, ("o", "s", "^"), strict=True),
-                                      ("C0", "C1", "C2"), strict=True):
+    for (model, marker), color in zip(zip(MODELS, ("o", "s", "^", "D", "v"), strict=True),
+                                      ("C0", "C1", "C2", "C3", "C4"), strict=True):
         sel = [r for r in rows if r["model"] == model]
         ax.errorbar([r["d"] for r in sel], [r["max_error_mean"] for r in sel],
                     yerr=[r["max_error_sd"] for r in sel], marker=marker, color=color,
