@@ -99,3 +99,12 @@ def test_unary_sweep_exponent_is_about_a_quarter():
     exponent, sd_small, sd_large, eps0 = ggkpv_unary_sweep()
     assert 0.2 < exponent < 0.3 and sd_small < sd_large
     assert exponent == pytest.approx(math.log(sd_large / sd_small) / math.log(1000), rel=1e-12)
+
+
+def test_hadamard_rates_record_is_computed_from_calibrated_rho(records):
+    r = _find(records, "multi-message upper bounds (slides, Hadamard response)")
+    lo, hi = r.computed[0]["value"], r.computed[1]["value"]
+    assert r.verdict == "holds" and lo <= hi < 1.1 * lo
+    assert f"[{lo:.4g}, {hi:.4g}]" in r.reason
+    cmd = [float(x) for x in ar.reproduce_command(r.to_json(), timeout=300).split()]
+    assert cmd == [c["value"] for c in r.computed]
