@@ -167,10 +167,10 @@ def audit(quick: bool, record: Record) -> Iterator[AuditEntry]:
          ("largest", "exact")],
         lambda v: ("holds" if v[1] < 1.1 * v[0] else "violated", None,
                    f"the worst per-value sd over datasets, sqrt(n (1 + rho) pi/(1 - pi)), "
-                   f"is in [{v[0]:.4g}, {v[1]:.4g}] over the grid (pi = 2^-ceil(log2 n) <= 1/n) with rho in "
-                   f"[{v[2]:g}, {v[3]:g}]; bits per user (1 + rho) tau log2 K run "
-                   f"{v[4]:g}-{v[5]:g}, polylogarithmic; query time O(n (1 + rho) tau), the "
-                   "slides' O~(n)"))
+                   f"is in [{v[0]:.4g}, {v[1]:.4g}] over the grid (pi = 2^-ceil(log2 n) "
+                   f"<= 1/n) with rho in [{v[2]:g}, {v[3]:g}]; bits per user (1 + rho) tau "
+                   f"log2 K run {v[4]:g}-{v[5]:g}, polylogarithmic; query time "
+                   "O(n (1 + rho) tau), the slides' O~(n)"))
     for locator, claim, reason in (
             ("local lower bound (slides)", "LDP frequency error Omega~(1/(sqrt(n) e^(eps/4))) "
              "for 2 ln n/3 <~ eps_L <~ 2 min(ln n, ln B), delta_L = o(1/(n ln n))",
