@@ -45,7 +45,8 @@ def pointer_chase(a: Sequence[int], b: Sequence[int], k: int) -> int:
     """The k-th integer of the sequence a_1, b_{a_1}, a_{b_{a_1}}, ... (Definition 3.5).
 
     Args:
-        a, b: permutations of 1..l, as sequences (a[0] is a_1).
+        a: a permutation of 1..l, as a sequence (a[0] is a_1).
+        b: a permutation of 1..l.
         k: the position wanted, an integer >= 1.
 
     Returns:
