@@ -12,7 +12,8 @@ from figures import audit_report as ar
 ITEMS = ("Theorem 4, eq. (14)", "Lemma 8, eq. (41)", "Lemma 3, eqs. (23)-(24)",
          "Lemma 5, eq. (26)", "Corollary 3, eq. (27)", "Lemma 9, eq. (66)",
          "Lemma 6, eqs. (34)-(35)", "Theorem 6, eq. (44)", "Remark 3", "Remark 5, eq. (10)",
-         "Remark 7", "Corollary 1, eq. (7) (displayed form)", "footnote 4 (Lemma 1)")
+         "Remark 7", "Corollary 1, eq. (7) (displayed form)", "footnote 4 (Lemma 1)",
+         "Fig. 5 (curves)")
 
 
 @pytest.fixture(scope="module")
@@ -54,3 +55,13 @@ def test_remark7_measured_factors_approach_the_reconstruction(entries):
     assert cor1 == pytest.approx(4 * e0, rel=1e-3)
     assert thm1 == pytest.approx(2 * e0, rel=1e-3)
     assert refined == pytest.approx(e0, rel=1e-3)
+
+
+def test_fig5_certified_bracket_is_ordered(entries):
+    # the certified lower end (one member of the class) never exceeds the certified upper end
+    # for the whole class; the paper's heuristic route is judged against that bracket
+    e = next(e for e in entries if e.locator == "Fig. 5 (curves)")
+    route, upper, lower = (c["value"] for c in e.computed)
+    assert 0 < lower <= upper
+    assert e.verdict == ("violated" if route < lower else
+                         "undecided" if route < upper else e.verdict)
