@@ -220,7 +220,8 @@ def audit(quick: bool, record: Record) -> Iterator[AuditEntry]:
          ("its exact bias -n s - n q", "exact")],
         lambda v: ("violated", abs(v[1]) / 1.0,
                    "the s copies already cancel in V+ - V-; the printed analyzer is biased by "
-                   "-n s (docs/errata.md, GKM 1); factor = |bias| in counts"))
+                   f"-n s - n q = {v[1]:g} (simulated {v[0]:.5g}; docs/errata.md, GKM 1); "
+                   "factor = |bias| in counts"))
     yield record(
         "Lemma 11", "MSE <= Var(DLap(eps')) + q n + q^2 n (n-1) (eps=1, rho=0.5, n=1e4)",
         Snippet(gkm_lemma11),
@@ -301,8 +302,7 @@ def _proof_records(quick: bool, record: Record) -> Iterator[AuditEntry]:
             lambda v: ("holds" if v[0] >= 1 + 1e-9 else
                        ("violated" if v[0] < 1 - 1e-9 else "undecided"), v[0],
                        f"least ratio {v[0]:.8g} at i = {v[1]:g} (lam = {v[2]:.6g}), "
-                       "where the flood term e^(eps-eps') f(i-1) has grown to f(i): the "
-                       "first term is needed only below"))
+                       "over every integer i (docs/gkm.md#the-proof-step-by-step)"))
     yield record(
         "Theorem 6 (proof, first step)", "Var(DLap(eps'))/Var(DLap(eps)) <= 1 + (e^(eps-eps') "
         "- 1)(1 + e^-eps')/(1 - e^-eps') (eps=1, rho=0.5, eps'=0.995)",
