@@ -155,8 +155,8 @@ def audit(quick: bool, record: Record) -> Iterator[AuditEntry]:
                        f"the exact per-value sd sqrt(n p q)/(p - q) at the largest certified "
                        f"eps0 grows from {v[1]:.4g} to {v[2]:.4g}: n^{v[0]:.3f} (the slides' "
                        "1/4 up to the logarithmic factors of delta = 1/n^2); the k-RR (sqrt B) "
-                       "branch and the lower bound are not swept (k-RR calibrations take "
-                       "about a minute each at these n)"))
+                       "branch and the lower bound are not swept (certified k-RR calibrations "
+                       "at these n are slow)"))
     ns, bs = ((1000,), (7, 1023)) if quick else ((10**3, 10**4, 10**5), (7, 1023))
     yield record(
         "multi-message upper bounds (slides, Hadamard response)", "shuffled Hadamard response: "
