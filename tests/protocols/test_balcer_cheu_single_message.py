@@ -14,6 +14,7 @@ from accountant.protocols import binary_rr
 from accountant.protocols.balcer_cheu import claim_42_max_divergence, local_epsilon_for_delta
 from accountant.protocols.randomizer import Randomizer, k_rr
 from accountant.protocols.randomizer import binary_rr as rr_matrix
+from accountant.protocols.randomizer import k_rr as k_rr_matrix
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -67,3 +68,12 @@ def test_cheu_lemma_holds_for_random_matrices_at_tiny_n(seed):
     for n in (2, 3):
         lower, _ = shuffled_epsilon_bracket(matrix, n, 1e-3)
         assert local_epsilon_for_delta(matrix, 1e-3) <= lower + math.log(n)
+
+
+def test_cheu_lemma_holds_for_k_rr():
+    from accountant.protocols import k_rr
+    shuffled = k_rr.epsilon_for_delta(n=100, epsilon0=4.0, k=4, delta=1e-6)
+    local = local_epsilon_for_delta(k_rr_matrix(4, 4.0), 1e-6)
+    assert local <= float(shuffled.lower) + math.log(100)
+    # the randomizer's epsilon at delta is below epsilon0 and above epsilon0 - 1e-5
+    assert 4.0 - 1e-5 < local < 4.0
