@@ -156,11 +156,14 @@ class HeterogeneousRandomizer(Mechanism):
                                    "McMillan, Talwar, FOCS 2021)",
                               proof="docs/clones-and-blankets.md#clones-pair")
 
-    def _upper(self, quantity: str, per_pair: Any, at: float, zero: float) -> tuple[Result,
-                                                                                     Result]:
-        """(upper, pair_lower): the worst over differing groups of the pairs' brackets."""
+    def _upper(self, quantity: str, per_pair: Any, at: float, zero: float,
+               only: list[int] | None = None) -> tuple[Result, Result]:
+        """(upper, pair_lower): the worst over differing groups (those in `only`, in that
+        order, when given) of the pairs' brackets."""
         ups, lows, names = [], [], []
-        for d in self.differing():
+        by_group = {d.group: d for d in self.differing()}
+        for g in (only if only is not None else list(by_group)):
+            d = by_group[g]
             if d.pair is None:
                 continue
             b = per_pair(d.pair)
@@ -190,9 +193,25 @@ class HeterogeneousRandomizer(Mechanism):
                                                                           source=_LOWER))
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
-        """epsilon(delta): the worst clones pair's upper end, one real pair's lower end."""
-        up, pair_low = self._upper("epsilon", lambda p: hc.epsilon_for_delta.unchecked(
-            p, delta=delta), float(delta), 0.0)
+        """epsilon(delta): the worst clones pair's upper end, one real pair's lower end.
+
+        The groups are searched in decreasing epsilon0; a group whose certified delta at the
+        largest upper end found so far is already <= delta needs no search of its own (that
+        end is certified for it too)."""
+        cases = sorted((d for d in self.differing() if d.pair is not None),
+                       key=lambda d: -d.epsilon0)
+        found: list[tuple[int, Bracket]] = []
+        for d in cases:
+            assert d.pair is not None
+            if found:
+                top = max(float(b.require_upper()) for _, b in found)
+                if float(hc.delta_for_epsilon.unchecked(
+                        d.pair, epsilon=top).require_upper()) <= delta:
+                    continue
+            found.append((d.group, hc.epsilon_for_delta.unchecked(d.pair, delta=delta)))
+        results = iter(found)
+        up, pair_low = self._upper("epsilon", lambda p: next(results)[1], float(delta), 0.0,
+                                   only=[g for g, _ in found])
         return self._with_lower(up, pair_low, lambda v: epsilon_bracket.unchecked(v, delta),
                                 "epsilon_for_delta")
 

@@ -27,10 +27,10 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from accountant.distributions import bernoulli, binomial, point_mass
+from accountant.distributions import binomial, point_mass
 from accountant.errors import ParameterError
 from accountant.numeric.rounding import UNIT_ROUNDOFF
-from accountant.pmf import PMF, convolve
+from accountant.pmf import PMF, convolve, reflect
 from accountant.protocols import randomizer
 from accountant.protocols.heterogeneous.groups import Group
 from accountant.view import ViewPair
@@ -42,20 +42,26 @@ EXACT_LIMIT = 2_000_000
 
 
 def _rounded(p: Fraction) -> tuple[float, float]:
-    """(float p, bound on |log p_float - log p| per success and per failure)."""
+    """(float p, bound on |log Bin(m, p_float)(j) - log Bin(m, p)(j)| per trial), p <= 1/2."""
     pf = float(p)
     if Fraction(pf) == p:
         return pf, 0.0
-    # |p_float - p| <= u p: log changes by <= 1.01 u per success, and by <= 1.01 u p/(1-p)
-    # per failure (p < 1 here, else it would be exact)
-    return pf, 1.01 * UNIT_ROUNDOFF * max(1.0, pf / max(1.0 - pf, 1e-300)) * 1.01
+    # |p_float - p| <= u p: the log changes by <= 1.01 u per success and by
+    # <= 1.01 u p / (1 - p) <= 1.01 u per failure (p <= 1/2: 1 - p is not a cancellation)
+    return pf, 1.01 * UNIT_ROUNDOFF * 1.01
 
 
 def _binomial_exactly(m: int, p: Fraction, tail: float) -> PMF:
-    """Bin(m, p) on a certified window, with the rounding of p to a float in log_error."""
-    pf, per_trial = _rounded(p)
-    law = binomial(m, pf, tail=tail)
-    return replace(law, log_error=np.asarray(law.log_error, dtype=float) + m * per_trial)
+    """Bin(m, p) on a certified window, the rounding of p to a float in log_error: drawn as
+    m - Bin(m, 1 - p) when p > 1/2, so that the float probability never sits next to 1
+    (there 1 - p_float would carry no correct digit)."""
+    flip = p > Fraction(1, 2)
+    pf, per_trial = _rounded(1 - p if flip else p)
+    # one trial: both points, however unlikely one of them (the differing user's two laws
+    # must share a grid)
+    law = binomial(m, pf, tail=tail if m > 1 else None)
+    law = replace(law, log_error=np.asarray(law.log_error, dtype=float) + m * per_trial)
+    return reflect(law, m) if flip else law
 
 
 def count_pair(groups: tuple[Group, ...], *, differing: int, honest: Sequence[int],
@@ -79,11 +85,7 @@ def count_pair(groups: tuple[Group, ...], *, differing: int, honest: Sequence[in
         m_other = m - (1 if i == differing else 0)
         if m_other > 0:
             law = convolve(law, _binomial_exactly(m_other, grp.matrix.rows[x1][y], tail))
-    ends = []
-    for p in (g.rows[x][y], g.rows[x1][y]):
-        pf, err = _rounded(p)
-        b = bernoulli(pf)
-        ends.append(convolve(law, replace(b, log_error=np.asarray(b.log_error) + err)))
+    ends = [convolve(law, _binomial_exactly(1, p, tail)) for p in (g.rows[x][y], g.rows[x1][y])]
     desc = {"protocol": "heterogeneous", "pair": "count of one output", "differing_group":
             differing, "x": x, "x_prime": x1, "y": y, "others_hold": x1,
             "honest": list(honest)}
