@@ -72,7 +72,7 @@ def _grid(law: NoiseLaw, tail: float) -> np.ndarray:
         while float(law.cdf(np.array(-atoms))) > tail and atoms < 1e6 * s:
             atoms = math.ceil(atoms * 1.25)
         return np.concatenate([[0.0], np.arange(0, atoms + 1) + 0.5])
-    step = 2.0 ** math.floor(math.log2(min(s, 1.0) / 64.0))
+    step = 2.0 ** math.floor(math.log2(s / 64.0))
     top = step
     while float(law.cdf(np.array(0.5 - top))) > tail and top < 1e6 * s:
         top *= 1.05
