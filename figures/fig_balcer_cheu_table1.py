@@ -1,6 +1,7 @@
 """Balcer and Cheu, ITC 2020: Table 1's local, this paper's and central rows as a measured
 figure: simultaneous histogram error against the domain size d at fixed n, epsilon, delta,
-with the messages each user sends. The rows of [8] and [13] are not measured here.
+with the messages each user sends; and the [8] row. The two rows of [13] are not measured
+here.
 
 Table 1 compares rates (no constants): local Theta(sqrt(log d)/(eps sqrt n)); this paper's
 shuffled histogram O(log(1/delta)/(eps^2 n)), free of d; central
@@ -13,6 +14,12 @@ simultaneous error max_j |estimate_j - f_j| of normalised frequencies f_j:
   `accountant.protocols.ggkpv.local_hadamard`): the table's Theta(sqrt(log d)) row; and
   k-ary randomized response at epsilon (unbiased estimator), whose error grows like sqrt(d)
   instead, for contrast;
+- shuffled [8] (Cheu et al. 2019): every user sends, for each coordinate j, one binary
+  randomized-response bit of 1[x = j] (d messages); each coordinate's count is a shuffled
+  binary RR, whose epsilon0 is the largest (bisection) at which the clones bound for any
+  epsilon0-LDP randomizer (`accountant.LDP`, certified) gives (eps/2, delta/2); the two
+  coordinates a replace-one change touches compose to (eps, delta). Unbiased estimator
+  (ones_j/n - q)/(p - q);
 - shuffled: Balcer-Cheu's hist (`verify.samplers.balcer_cheu.hist_fast`, the vectorised
   literal protocol) with p set by the paper's rule for (epsilon/2, delta/2), so that
   Theorem 3.2(i) gives (epsilon, delta)-DP;
@@ -43,12 +50,13 @@ from pathlib import Path
 import numpy as np
 from scipy.linalg import hadamard
 
+from accountant import LDP
 from accountant.protocols.balcer_cheu import hist_parameters
 from figures.common import Drawing, FigureFiles, FigureSpec, new_figure, track
 from verify.samplers.balcer_cheu import hist_fast
 
 __all__ = ["FIGURE", "HEADER", "MODELS", "N", "EPSILON", "DELTA", "central_stability", "compute",
-           "findings", "local_hadamard", "run"]
+           "findings", "local_hadamard", "rr_epsilon0", "run", "shuffled_rr"]
 
 N = 10**5
 EPSILON = 1.0
@@ -57,7 +65,8 @@ DS: tuple[int, ...] = (2, 8, 32, 128, 512, 2048)
 QUICK_DS: tuple[int, ...] = (2, 32, 512)
 SEED = 2020
 MODELS: tuple[str, ...] = ("local k-RR", "shuffled hist (this paper)", "central DLap",
-                           "local Hadamard response", "central stability histogram")
+                           "local Hadamard response", "central stability histogram",
+                           "shuffled RR per coordinate [8]")
 HEADER = ["model", "d", "n", "epsilon", "delta", "trials", "max_error_mean", "max_error_sd",
           "one_minus_p", "messages_per_user"]
 
@@ -178,6 +187,47 @@ def central_stability(counts: np.ndarray, epsilon: float, delta: float, trials: 
     return np.where(released, noisy, 0.0) / counts.sum()
 
 
+def rr_epsilon0(*, n: int, epsilon: float, delta: float) -> float:
+    """The largest epsilon0 (to 1e-4, bisection) at which n shuffled epsilon0-LDP reports are
+    certified (epsilon, delta)-DP by the clones bound (`accountant.LDP`).
+
+    Args:
+        n: users.
+        epsilon, delta: the per-coordinate target.
+
+    Returns:
+        epsilon0 (its certified epsilon at delta is <= epsilon).
+    """
+    low, high = 1e-3, 30.0
+    while high - low > 1e-4:
+        mid = (low + high) / 2
+        fits = float(LDP(n=n, epsilon0=mid).epsilon_for_delta(delta).upper) <= epsilon
+        low, high = (mid, high) if fits else (low, mid)
+    return low
+
+
+def shuffled_rr(counts: np.ndarray, epsilon0: float, trials: int,
+                rng: np.random.Generator) -> np.ndarray:
+    """Estimated frequencies of [8]'s protocol: one binary RR bit per user and coordinate.
+
+    Args:
+        counts: true counts per value.
+        epsilon0: each bit's local epsilon.
+        trials: runs.
+        rng: generator.
+
+    Returns:
+        (trials, d) unbiased frequency estimates.
+    """
+    n = int(counts.sum())
+    e = math.exp(epsilon0)
+    keep, flip = e / (1 + e), 1 / (1 + e)
+    shape = (trials, counts.size)
+    ones = rng.binomial(counts[None, :] * np.ones(shape, dtype=np.int64), keep) + rng.binomial(
+        (n - counts)[None, :] * np.ones(shape, dtype=np.int64), flip)
+    return (ones / n - flip) / (keep - flip)
+
+
 def compute(ds: tuple[int, ...] = DS, *, trials: int = 20, n: int = N,
             epsilon: float = EPSILON, delta: float = DELTA,
             seed: int = SEED) -> list[dict[str, float]]:
@@ -194,6 +244,7 @@ def compute(ds: tuple[int, ...] = DS, *, trials: int = 20, n: int = N,
     """
     rng = np.random.default_rng(seed)
     p = hist_parameters(n=n, d=2, epsilon=epsilon / 2, delta=delta / 2).p
+    epsilon0 = rr_epsilon0(n=n, epsilon=epsilon / 2, delta=delta / 2)
     rows = []
     for d in track(ds, "bc-table1 domain sizes"):
         counts = dataset(n, d)
@@ -205,10 +256,12 @@ def compute(ds: tuple[int, ...] = DS, *, trials: int = 20, n: int = N,
             "central DLap": central_geometric(counts, epsilon, trials, rng),
             "local Hadamard response": local_hadamard(counts, epsilon, trials, rng),
             "central stability histogram": central_stability(counts, epsilon, delta, trials,
-                                                             rng)}
+                                                             rng),
+            "shuffled RR per coordinate [8]": shuffled_rr(counts, epsilon0, trials, rng)}
         messages = {"local k-RR": 1.0, "shuffled hist (this paper)": 1 + d * p,
                     "central DLap": math.nan, "local Hadamard response": 1.0,
-                    "central stability histogram": math.nan}
+                    "central stability histogram": math.nan,
+                    "shuffled RR per coordinate [8]": float(d)}
         for model, est in estimates.items():
             err = np.max(np.abs(est - f[None, :]), axis=1)
             rows.append({"model": model, "d": d, "n": n, "epsilon": epsilon, "delta": delta,
@@ -232,9 +285,11 @@ def findings(rows: list[dict[str, float]]) -> str:
     def curve(model: str) -> list[dict[str, float]]:
         return sorted((r for r in rows if r["model"] == model), key=lambda r: r["d"])
 
-    local, shuffled, central, hadamard_rows, stability = (curve(m) for m in MODELS)
+    local, shuffled, central, hadamard_rows, stability, per_coordinate = (
+        curve(m) for m in MODELS)
     text = ""
-    for name, curve_rows in (("Local k-RR", local), ("Local Hadamard response", hadamard_rows)):
+    for name, curve_rows in (("Local k-RR", local), ("Local Hadamard response", hadamard_rows),
+                             ("[8]'s shuffled RR per coordinate", per_coordinate)):
         if not curve_rows:
             continue
         first, last = curve_rows[0], curve_rows[-1]
@@ -265,14 +320,14 @@ def findings(rows: list[dict[str, float]]) -> str:
                  f"{max(errs):.3g}")
     messages = [r["messages_per_user"] for r in shuffled]
     return text + (f". hist sends {min(messages):.4g} to {max(messages):.4g} messages per "
-                   "user in expectation (1 for the local protocols).")
+                   "user in expectation (1 for the local protocols, d for [8]).")
 
 
 def _plot(rows: list[dict[str, float]]) -> Drawing:
     fig, axes = new_figure(1, width=6.0, height=4.2)
     ax = axes[0]
-    for (model, marker), color in zip(zip(MODELS, ("o", "s", "^", "D", "v"), strict=True),
-                                      ("C0", "C1", "C2", "C3", "C4"), strict=True):
+    for (model, marker), color in zip(zip(MODELS, ("o", "s", "^", "D", "v", "P"), strict=True),
+                                      ("C0", "C1", "C2", "C3", "C4", "C5"), strict=True):
         sel = [r for r in rows if r["model"] == model]
         ax.errorbar([r["d"] for r in sel], [r["max_error_mean"] for r in sel],
                     yerr=[r["max_error_sd"] for r in sel], marker=marker, color=color,

@@ -32,3 +32,21 @@ def test_central_stability_releases_a_count_one_value_with_probability_delta_ove
     released = float(np.mean(est[:, 1] > 0))
     sd = math.sqrt(delta / 4 * (1 - delta / 4) / trials)
     assert abs(released - delta / 4) <= 5 * sd
+
+
+def test_rr_epsilon0_is_the_largest_certified_one():
+    from accountant import LDP
+    e0 = table1.rr_epsilon0(n=10**4, epsilon=0.5, delta=5e-7)
+    assert float(LDP(n=10**4, epsilon0=e0).epsilon_for_delta(5e-7).upper) <= 0.5
+    assert float(LDP(n=10**4, epsilon0=e0 + 2e-4).epsilon_for_delta(5e-7).upper) > 0.5
+
+
+def test_shuffled_rr_is_unbiased():
+    counts = np.array([600, 300, 100])
+    n, trials, e0 = 1000, 2000, 2.0
+    est = table1.shuffled_rr(counts, e0, trials, np.random.default_rng(5))
+    e = math.exp(e0)
+    keep, flip = e / (1 + e), 1 / (1 + e)
+    for x, c in enumerate(counts):
+        var = (c * keep * (1 - keep) + (n - c) * flip * (1 - flip)) / (n * (keep - flip)) ** 2
+        assert abs(est[:, x].mean() - c / n) <= 5 * math.sqrt(var / trials)
