@@ -324,7 +324,7 @@ def findings(rows: list[dict[str, float]]) -> str:
 
 
 def _plot(rows: list[dict[str, float]]) -> Drawing:
-    fig, axes = new_figure(1, width=6.0, height=4.2)
+    fig, axes = new_figure(1, width=7.0, height=6.5)
     ax = axes[0]
     for (model, marker), color in zip(zip(MODELS, ("o", "s", "^", "D", "v", "P"), strict=True),
                                       ("C0", "C1", "C2", "C3", "C4", "C5"), strict=True):
