@@ -67,7 +67,8 @@ class HeterogeneousClonePair:
     Attributes:
         counts: the number of other users in each class of equal clone probability.
         clone_probabilities: each class's clone probability p, in [0, 1] (rounded down:
-            a smaller p only makes the pair larger, docs/heterogeneous.md#monotonicity).
+            a smaller p only makes the pair larger, docs/heterogeneous.md#the-decomposition,
+            step 4).
         w, w_prime: the differing user's probabilities, w = e^eps/(e^eps+1), w' = 1 - w.
         epsilon0: log(w / w'), the differing user's ratio bound (rounded up).
         source: where the pair comes from.

@@ -123,7 +123,7 @@ class HeterogeneousRandomizer(Mechanism):
     def dominating_pair(self) -> DominatingPair[object]:
         """The heterogeneous clones pairs (one per differing group); composed as ONE binomial
         clones pair that dominates them all: the largest epsilon0 and the smallest clone
-        probability over groups (docs/heterogeneous.md#one-pair-for-composition)."""
+        probability over groups (docs/heterogeneous.md#numerics, Composition)."""
         cases = [d for d in self.differing() if d.pair is not None]
         if not cases:  # every matrix has epsilon0 = 0: the view ignores the data
             return DominatingPair(pair=None, name="no pair: every output ignores the data",
