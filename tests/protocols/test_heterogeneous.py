@@ -303,3 +303,22 @@ def test_one_honest_user_is_its_own_ldp_guarantee():
     truth = (math.e - math.exp(0.5)) / (math.e + 1)
     assert b.lower.value <= truth * (1 + 1e-12) and truth <= b.upper.value * (1 + 1e-12)
     assert np.isclose(b.upper.value, truth, rtol=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_enumeration_of_one_group_is_the_randomizer_familys_exact_worst_case(seed):
+    # the oracle checked against an independent one: for one group, the randomizer
+    # package's exhaustive worst case (its own user-by-user histogram laws)
+    from accountant.protocols.randomizer import exact_worst_case as homogeneous_worst_case
+    matrix = _random_matrix(random.Random(seed), 3, 3)
+    ours = exact_worst_case((matrix_group(4, matrix),), exp_epsilons=GAMMAS)
+    theirs = homogeneous_worst_case(matrix, 4, exp_epsilon=list(GAMMAS))
+    assert [ours.deltas[g] for g in GAMMAS] == [w.delta for w in theirs]
+
+
+def test_enumeration_of_two_groups_with_one_matrix_is_one_group():
+    matrix = _random_matrix(random.Random(5), 2, 3)
+    split = exact_worst_case((matrix_group(2, matrix), matrix_group(3, matrix)),
+                             exp_epsilons=GAMMAS)
+    whole = exact_worst_case((matrix_group(5, matrix),), exp_epsilons=GAMMAS)
+    assert split.deltas == whole.deltas
