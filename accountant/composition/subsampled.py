@@ -36,7 +36,7 @@ from accountant.composition.pld import (
 )
 from accountant.divergence.common import ULP_SLACK
 from accountant.domains import PROBABILITY
-from accountant.errors import ParameterError
+from accountant.errors import ParameterError, PrecisionError
 from accountant.numeric import rounding
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
 from accountant.numeric.tails import binomial_log_window
@@ -46,6 +46,10 @@ __all__ = ["SubsampledPair", "RELATIONS"]
 
 RELATIONS = ("substitute", "add-remove")
 _U = rounding.UNIT_ROUNDOFF
+# outcomes (c, a) formed at once: about 30 float arrays of this length are alive per chunk
+_CHUNK_OUTCOMES = 1 << 18
+# the widest mixture binned here (pld.pmf_from_entries refuses wider single pairs too)
+_MAX_SPAN = 8_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,66 +134,95 @@ class SubsampledPair(LossPmfSource):
         err_m = log_pmf_error(log_pm) + 16 * _U * n_other + ULP_SLACK
         weights = np.exp(log_pm + sign * err_m)
         edges = np.unique(np.linspace(0, ms.size, min(blocks, ms.size) + 1).astype(int))
-        raw: list[tuple[np.ndarray, ...]] = []
-        log_w, log_w1 = math.log(pair.w), math.log(pair.w_prime)
-        log_q = math.log(q)
-        log_1q = math.log1p(-q) if q < 1 else -math.inf
-        indices, masses = [], []
+        parts: list[LossPmf] = []
+        indices: list[np.ndarray] = []
+        masses: list[np.ndarray] = []
         outside = 2 * math.exp(log_out_m) if log_out_m > -745 else 0.0
         for i0, i1 in zip(edges[:-1], edges[1:], strict=True):
             block_w = float(np.sum(weights[i0:i1])) * (1 + sign * 1e-12)
             m = ms[i0] if pessimistic else ms[i1 - 1]
             clo, chi, lout = binomial_log_window(int(m), p1, math.log(tail / 8))
             outside += block_w * 2 * math.exp(lout) if lout > -745 else 0.0
-            c = np.arange(clo, min(chi + 1, int(m)) + 2, dtype=float)
-            half = int(math.ceil(math.sqrt(float(c.max()) * math.log(16 / tail) / 2))) + 1
-            a = np.floor(c / 2)[:, None] + np.arange(-half, half + 1)[None, :]
-            cc = np.broadcast_to(c[:, None], a.shape)
-            ok = (a >= 0) & (a <= cc)
-            a, cc = a[ok], cc[ok]
-            b = cc - a
-            lpi = binomial_logpmf(cc, m, p1)
-            lpi1 = binomial_logpmf(cc - 1, m, p1)
-            lbc = _half_binomial(a, cc)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                la, lb = np.log(a), np.log(b)
-                lc = np.where(cc > 0, np.log(cc), 0.0)
-                fp = math.log(2.0) + np.logaddexp(log_w + la, log_w1 + lb) - lc
-                fq = math.log(2.0) + np.logaddexp(log_w1 + la, log_w + lb) - lc
-                core_p = np.logaddexp(log_1q + lpi, log_q + lpi1 + fp)
-                core_q = np.logaddexp(log_1q + lpi, log_q + lpi1 + fq)
-            e_pi = log_pmf_error(lpi) + log_pmf_error(lpi1) + 16 * _U * (cc + m)
-            err = (e_pi + log_pmf_error(lbc) + ULP_SLACK
-                   + 32 * _U * (1 + np.abs(np.where(np.isfinite(fp), fp, 0.0))))
-            live = np.isfinite(core_p) & np.isfinite(lbc)
-            with np.errstate(invalid="ignore"):
-                loss = (core_p - core_q)[live]
-            margin = 2 * err[live] + 32 * _U * (np.abs(core_p[live]) + np.abs(core_q[live]) + 1)
+            c_all = np.arange(clo, min(chi + 1, int(m)) + 2, dtype=float)
+            half = int(math.ceil(math.sqrt(float(c_all.max()) * math.log(16 / tail) / 2))) + 1
             if connect:
                 # central block weight: a sum of central masses within err_m (+ the sum)
                 log_block = math.log(max(float(np.sum(np.exp(log_pm[i0:i1]))), 1e-320))
                 block_err = float(np.max(err_m[i0:i1])) + 1e-12
-                raw.append((loss, margin, log_block + lbc[live] + core_p[live],
-                            err[live] + block_err + 8 * _U))
-                continue
-            mass = np.exp(math.log(max(block_w, 1e-320)) + lbc[live] + core_p[live]
-                          + sign * err[live]) * (1 + sign * 8 * _U)
-            indices.append(grid_index(loss, margin, width, pessimistic))
-            masses.append(mass)
+            # rows of c at a time: the outcomes (c, a) of a block grow like n q p0 (1.6e7
+            # arrays of them at n = 1e7 held 3.3 GiB); each chunk is binned on its own
+            rows = max(1, _CHUNK_OUTCOMES // (2 * half + 1))
+            for start in range(0, c_all.size, rows):
+                c = c_all[start:start + rows]
+                self._block_chunk(c, half, m, p1, q, pessimistic, width, connect,
+                                  (log_block, block_err) if connect else (
+                                      math.log(max(block_w, 1e-320)), sign),
+                                  parts, indices, masses)
         if connect:
             if pair.w_star > 0:   # the differing user in the w* block: loss 0
-                raw.append((np.zeros(1), np.zeros(1), np.array([math.log(q * pair.w_star)]),
-                            np.array([8 * _U])))
-            cols = [np.concatenate(parts) for parts in zip(*raw, strict=True)]
-            pmf = connected_pmf(cols[0], cols[1], cols[2], cols[3], width, 0.0,
-                                moved=rounding.up(outside + tail / 4),
-                                pessimistic=pessimistic)
-            return replace(pmf, spread=math.inf) if pessimistic else pmf
+                parts.append(connected_pmf(np.zeros(1), np.zeros(1),
+                                           np.array([math.log(q * pair.w_star)]),
+                                           np.array([8 * _U]), width, 0.0,
+                                           pessimistic=pessimistic))
+            pmf = _mixture(parts)
+            if not pessimistic:
+                return pmf
+            # the window's cut mass on +inf, as connected_pmf's `moved` argument does
+            moved = rounding.up(outside + tail / 4)
+            infinity = rounding.up(pmf.infinity + moved)
+            return replace(pmf, infinity=infinity,
+                           moved=rounding.up(pmf.moved + moved + 2 * _U * infinity),
+                           spread=math.inf)
         indices.append(np.array([0.0]))
         masses.append(np.array([q * pair.w_star * (1 + sign * 8 * _U)]))
         infinity = rounding.up(outside + tail / 4) if pessimistic else 0.0
         return pmf_from_entries(np.concatenate(indices), np.concatenate(masses), width,
                                 infinity, pessimistic)
+
+    def _block_chunk(self, c: np.ndarray, half: int, m: float, p1: float, q: float,
+                     pessimistic: bool, width: float, connect: bool,
+                     block: tuple[float, float], parts: list[LossPmf],
+                     indices: list[np.ndarray], masses: list[np.ndarray]) -> None:
+        """The outcomes (a, b) of the clone counts c of one M-block: a connect-the-dots
+        measure appended to `parts` (connect; block = (log central weight, its error)) or
+        grid entries appended to `indices`/`masses` (block = (log weight, sign))."""
+        pair = self.pair
+        log_w, log_w1 = math.log(pair.w), math.log(pair.w_prime)
+        log_q = math.log(q)
+        log_1q = math.log1p(-q) if q < 1 else -math.inf
+        a = np.floor(c / 2)[:, None] + np.arange(-half, half + 1)[None, :]
+        cc = np.broadcast_to(c[:, None], a.shape)
+        ok = (a >= 0) & (a <= cc)
+        a, cc = a[ok], cc[ok]
+        b = cc - a
+        lpi = binomial_logpmf(cc, m, p1)
+        lpi1 = binomial_logpmf(cc - 1, m, p1)
+        lbc = _half_binomial(a, cc)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            la, lb = np.log(a), np.log(b)
+            lc = np.where(cc > 0, np.log(cc), 0.0)
+            fp = math.log(2.0) + np.logaddexp(log_w + la, log_w1 + lb) - lc
+            fq = math.log(2.0) + np.logaddexp(log_w1 + la, log_w + lb) - lc
+            core_p = np.logaddexp(log_1q + lpi, log_q + lpi1 + fp)
+            core_q = np.logaddexp(log_1q + lpi, log_q + lpi1 + fq)
+        e_pi = log_pmf_error(lpi) + log_pmf_error(lpi1) + 16 * _U * (cc + m)
+        err = (e_pi + log_pmf_error(lbc) + ULP_SLACK
+               + 32 * _U * (1 + np.abs(np.where(np.isfinite(fp), fp, 0.0))))
+        live = np.isfinite(core_p) & np.isfinite(lbc)
+        with np.errstate(invalid="ignore"):
+            loss = (core_p - core_q)[live]
+        margin = 2 * err[live] + 32 * _U * (np.abs(core_p[live]) + np.abs(core_q[live]) + 1)
+        if connect:
+            if loss.size:
+                parts.append(connected_pmf(loss, margin, block[0] + lbc[live]
+                                           + core_p[live], err[live] + block[1] + 8 * _U,
+                                           width, 0.0, pessimistic=pessimistic))
+            return
+        sign = block[1]
+        mass = np.exp(block[0] + lbc[live] + core_p[live]
+                      + sign * err[live]) * (1 + sign * 8 * _U)
+        indices.append(grid_index(loss, margin, width, pessimistic))
+        masses.append(mass)
 
     def _add_remove(self, width: float, pessimistic: bool, tail: float,
                     connect: bool = False) -> list[LossPmf]:
@@ -263,6 +296,34 @@ class SubsampledPair(LossPmfSource):
             result.append(pmf_from_entries(index, mass[finite], width, inf_total,
                                            pessimistic))
         return result
+
+
+def _mixture(parts: list[LossPmf]) -> LossPmf:
+    """The sum of measures on one grid (the pieces of one pair, binned chunk by chunk).
+
+    Every entry is a float sum of at most len(parts) entries, each nu_i (1 + theta_i) + e_i:
+    the relative part becomes (1 + max r_i)(1 + k u) - 1 and the absolute one sum e_i
+    (1 + k u), k = len(parts) + 1; atoms, moves add; the coupling bounds of a mixture of
+    atoms are the largest of the pieces' (each atom keeps its own split).
+    """
+    lo = min(p.offset for p in parts)
+    hi = max(p.offset + p.mass.size - 1 for p in parts)
+    if hi - lo + 1 > _MAX_SPAN:
+        raise PrecisionError(f"PLD discretization={parts[0].width:g} needs {hi - lo + 1} "
+                             f"buckets for one pair (limit {_MAX_SPAN}); use a coarser "
+                             "discretization")
+    mass = np.zeros(hi - lo + 1)
+    for p in parts:
+        mass[p.offset - lo:p.offset - lo + p.mass.size] += p.mass
+    k = len(parts) + 1
+    rel = max(p.relative for p in parts)
+    grow = 1 + k * _U * (1 + 1e-9)
+    return LossPmf(parts[0].width, lo, mass,
+                   rounding.up(math.fsum(p.infinity for p in parts) * grow),
+                   rounding.up(math.fsum(p.error for p in parts) * grow),
+                   parts[0].pessimistic, (rel + k * _U * (1 + rel)) * (1 + 4 * _U),
+                   moved=rounding.up(math.fsum(p.moved for p in parts) * grow),
+                   drift=max(p.drift for p in parts), spread=max(p.spread for p in parts))
 
 
 def _half_binomial(x: np.ndarray, m: np.ndarray) -> np.ndarray:
