@@ -174,7 +174,9 @@ def renyi_dominating_pair(pair: HeterogeneousClonePair) -> clones.ClonePair:
     same = binomial_pair(pair)
     if same is not None:
         return same
-    q = min(pair.clone_probabilities) if pair.clone_probabilities else 1.0
+    # classes without a user do not count (a dropped group must not loosen the bound)
+    q = min((p for m, p in zip(pair.counts, pair.clone_probabilities, strict=True) if m > 0),
+            default=1.0)
     if q <= 0.0:
         # C = 0 for every user: a binomial with N = 0 trials has the same law
         return clones.ClonePair(others=0, clone_probability=1.0, w=pair.w,

@@ -322,3 +322,9 @@ def test_enumeration_of_two_groups_with_one_matrix_is_one_group():
                              exp_epsilons=GAMMAS)
     whole = exact_worst_case((matrix_group(5, matrix),), exp_epsilons=GAMMAS)
     assert split.deltas == whole.deltas
+
+
+def test_an_empty_class_does_not_lower_the_renyi_clone_probability():
+    pair = hc.heterogeneous_clones(counts=[10, 0, 20], clone_probabilities=[0.4, 0.01, 0.7],
+                                   epsilon0=1.0)
+    assert hc.renyi_dominating_pair(pair).clone_probability == 0.4
