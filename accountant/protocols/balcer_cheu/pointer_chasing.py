@@ -91,8 +91,10 @@ def central_support_success(*, epsilon: float, delta: float, h: int, n: int) -> 
     tau = 1 + 2 * math.log(2 / delta) / epsilon
     m = np.arange(n + 1, dtype=float)
     # P[m + Lap(2/eps) > tau]
-    above = np.where(m > tau, -0.5 * np.expm1(-(m - tau) * epsilon / 2) + 0.5,
-                     0.5 * np.exp(-(tau - m) * epsilon / 2))
+    # exponents clipped at 0: np.where evaluates both branches, and the unused one would
+    # overflow
+    gap = np.abs(m - tau) * epsilon / 2
+    above = np.where(m > tau, 1.0 - 0.5 * np.exp(-gap), 0.5 * np.exp(-gap))
     above[0] = 0.0  # an absent value is never released
     return multinomial_product(above, n=n, h=int(h))
 
