@@ -407,6 +407,14 @@ def test_bad_n_and_delta():
         GaussianRandomizer(n=10, sigma=1.0).epsilon_for_delta(1.5)
 
 
+def test_lower_end_is_finite_when_outputs_almost_reveal_the_input():
+    # sigma = 0.1: P(noise >= 1) ~ 2e-22, so s_1 = P(1 + noise > t) rounds to 1.0; the true
+    # special pair still gives count 0 probability ~2e-22 under P, so epsilon(1e-6) of the
+    # threshold pair is finite (about log(1/2e-22) ~ 50), never +inf
+    b = DiscreteGaussianRandomizer(n=10 ** 6, sigma=0.1).epsilon_for_delta(1e-6)
+    assert math.isfinite(b.lower.value) and 30 < b.lower.value < 60
+
+
 def test_no_dominating_pair_and_why():
     mech = GaussianRandomizer(n=10, sigma=1.0)
     assert mech.dominating_pair() is None and "delta(epsilon)" in mech.no_pair_reason

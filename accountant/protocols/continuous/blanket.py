@@ -64,14 +64,9 @@ class BlanketLaw:
 def _grid(law: NoiseLaw, tail: float) -> np.ndarray:
     """Offsets t >= 0 from y = 1/2 (dyadic, so 1/2 +- t is exact): fine near the centre,
     out to where the far-left mass P_0(Y < 1/2 - T) is below `tail`. For integer laws the
-    cuts are 0 and the half-integers, so that each bin holds one atom."""
+    cuts are 0 and half-integers, so that each bin holds whole atoms."""
     s = law.scale
     tail = max(tail, 1e-290)  # below, the CDF leaves the stated error model (subnormals)
-    if law.integer:
-        atoms = 1
-        while float(law.cdf(np.array(-atoms))) > tail and atoms < 1e6 * s:
-            atoms = math.ceil(atoms * 1.25)
-        return np.concatenate([[0.0], np.arange(0, atoms + 1) + 0.5])
     step = 2.0 ** math.floor(math.log2(s / 64.0))
     top = step
     while float(law.cdf(np.array(0.5 - top))) > tail and top < 1e6 * s:
@@ -84,7 +79,12 @@ def _grid(law: NoiseLaw, tail: float) -> np.ndarray:
         far = np.geomspace(bulk, top, 64)[1:]
         t = np.concatenate([t, np.round(far / step) * step])
     kinks = [k for k in (0.5,) if law.name == "laplace" and k < top]
-    return np.unique(np.concatenate([t, np.array(kinks, dtype=float)]))
+    t = np.unique(np.concatenate([t, np.array(kinks, dtype=float)]))
+    if law.integer:
+        # cut between atoms (the bin's mass and conditional mean are exact for any interval;
+        # a bin may hold several atoms when the scale is large)
+        t = np.unique(np.concatenate([[0.0], np.floor(t) + 0.5]))
+    return t
 
 
 def blanket_law(law: NoiseLaw, exp_epsilon: float, *, tail: float = 1e-16) -> BlanketLaw:

@@ -38,6 +38,8 @@ def thresholds(law: NoiseLaw, n: int) -> list[float]:
     ts = [0.5 + s * k for k in (0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0)]
     # the t where n P_0(Y > t) ~ 1
     far = 0.5 + s * min(max(math.sqrt(2.0 * math.log(max(n, 2))), 1.0), 8.0)
+    if law.integer:  # between atoms, so that P(> t) and P(<= t) are complements
+        return sorted({math.floor(t) + 0.5 for t in (*ts, far)})
     return sorted({*ts, far})
 
 
@@ -47,7 +49,7 @@ def threshold_pair(law: NoiseLaw, n: int, t: float) -> ViewPair:
     Args:
         law: the noise law.
         n: users, >= 2.
-        t: the threshold.
+        t: the threshold (a half-integer for integer laws, from `thresholds`).
 
     Returns:
         The exact float ViewPair of the count (s_x from the law's CDF).
@@ -55,7 +57,11 @@ def threshold_pair(law: NoiseLaw, n: int, t: float) -> ViewPair:
     # P(x + noise > t) = P(noise <= x - t) (symmetric noise): no cancellation in the tail
     s0 = float(law.cdf(np.array(-t)))
     s1 = float(law.cdf(np.array(1.0 - t)))
+    # the complements from the other side too: 1 - s_1 rounded to 0 would give the pair an
+    # impossible event (count 0 under P) and an infinite, wrong, lower end
     return subsampled_count_pair(n=n, high=s1, low=s0, rate=1.0,
+                                 high_complement=float(law.cdf(np.array(t - 1.0))),
+                                 low_complement=float(law.cdf(np.array(t))),
                                  description={"pair": f"{law.name} threshold count",
                                               "t": t})
 
