@@ -407,3 +407,20 @@ def test_incomplete_grid_lower_end_at_its_corner(alpha, rho):
     # tight: the lower end is within 3 rho of the truth (it is the corner's own bound)
     assert _le(t - 3 * rho * alpha, _end(low, -1))
     assert _le(t, _end(up, +1))
+
+
+def test_kl_ball_path_tight_with_a_q_tail():
+    """KL with tail_q > 0, tail_p = 0, rho = 1e-14 (the per-term ball path; tight, so EXACT):
+    every true q at q (1 + rho'), p as stored. KL_true = KL_stored - log(1 + rho') sits
+    about 2 rho below the stored grid's KL, and the ball must still hold it: the log-ratio
+    spread must be two-sided (+- log((1 + rho)/(1 - rho))), not +log only."""
+    rn = _rn()
+    rho = 1e-14
+    p = [Fraction(5, 10), Fraction(3, 10), Fraction(2, 10)]
+    q = [Fraction(4, 10), Fraction(3, 10), Fraction(2, 10)]   # off-grid Q mass 1/10
+    view = _mp_view(_stored(p, [0, 0, 0], rho), _stored(q, [+1] * 3, rho), rho,
+                    tail_q=Fraction(1, 10))
+    t = _kl_truth(p, q)
+    r = rn.kl_divergence(view, direction="P||Q")
+    assert r.kind is Kind.EXACT
+    assert _le(_end(r, -1), t) and _le(t, _end(r, +1))
