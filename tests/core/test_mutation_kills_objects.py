@@ -424,3 +424,19 @@ def test_kl_ball_path_tight_with_a_q_tail():
     r = rn.kl_divergence(view, direction="P||Q")
     assert r.kind is Kind.EXACT
     assert _le(_end(r, -1), t) and _le(t, _end(r, +1))
+
+
+@pytest.mark.parametrize("alpha", [2, 3.5])
+def test_convex_sum_lower_end_is_zero_when_the_ratio_interval_holds_one(alpha):
+    """Stored ratios 1 +- rho' (a true pair P = Q behind them, D = KL = 0): each ratio
+    interval [r/c, r c] holds 1, so f's minimum over it is 0 and the lower end must be 0;
+    taking f at an end of the interval (`r * c > 1`, `r / c < 1`, `r * c < 2` in the branch
+    tests) gives a positive lower end, above the truth."""
+    rn = _rn()
+    rho = 1e-3
+    half = Fraction(1, 2)
+    view = _mp_view(_stored([half, half], [-1, +1], rho), _stored([half, half], [0, 0], rho),
+                    rho)
+    low, up = rn.renyi_bracket(view, alpha, direction="P||Q")
+    assert low.kind is Kind.LOWER and _q(low.value) == 0
+    assert _q(up.value) > 0
