@@ -18,7 +18,7 @@ def _pair(n: int) -> SubsampledPair:
                           sampling_rate=0.01)
 
 
-def _check(pair: SubsampledPair, width: float) -> None:
+def _check(pair: SubsampledPair, width: float, epsilons: tuple[float, ...]) -> None:
     connect, = pair.loss_pmfs(width, True, TAIL, connect=True)
     rounded, = pair.loss_pmfs(width, True, TAIL)
     lower, = pair.loss_pmfs(width, False, TAIL, connect=True)
@@ -29,18 +29,18 @@ def _check(pair: SubsampledPair, width: float) -> None:
     # log-PMF model: 3.5e-8 at n = 1e7), never lowers it
     rounded_total = float(rounded.mass.sum()) + rounded.infinity
     assert total - 1e-12 <= rounded_total <= total * (1 + 1e-6)
-    for epsilon in (0.0, 0.002, 0.005, 0.01):
+    for epsilon in epsilons:   # where delta is above the +inf atom (tail-sized)
         upper = pld.delta_of(connect, epsilon)
         assert upper <= pld.delta_of(rounded, epsilon)
         assert pld.lower_delta_of(lower, epsilon) <= upper
 
 
 def test_summed_chunks_bound_the_pair_between_its_readings():
-    _check(_pair(200_000), 1e-4)
+    _check(_pair(200_000), 1e-4, (0.0, 0.002, 0.005, 0.01))
 
 
 @pytest.mark.slow
 def test_ten_million_users_are_binned_in_chunks():
-    """n = 1e7 (about 25 s): 1.6e7 outcomes per measure, several chunks per block (the
+    """n = 1e7 (about 40 s): 1.6e7 outcomes per measure, several chunks per block (the
     unchunked arrays held 3.3 GiB)."""
-    _check(_pair(10_000_000), 1e-4)
+    _check(_pair(10_000_000), 1e-5, (0.0, 0.0005, 0.001, 0.0015))
