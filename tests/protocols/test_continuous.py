@@ -415,6 +415,13 @@ def test_lower_end_is_finite_when_outputs_almost_reveal_the_input():
     assert math.isfinite(b.lower.value) and 30 < b.lower.value < 60
 
 
+def test_epsilon_zero_when_the_target_delta_is_already_met():
+    # delta(0) = TV of the blanket pair; at a target above it the answer is 0, found at once
+    law = DiscreteLaplaceLaw(7741.6)
+    assert blanket.delta_upper(law, 128, 0.0).value <= 1e-3
+    assert blanket.epsilon_upper(law, 128, 1e-3).value == 0.0
+
+
 def test_no_dominating_pair_and_why():
     mech = GaussianRandomizer(n=10, sigma=1.0)
     assert mech.dominating_pair() is None and "delta(epsilon)" in mech.no_pair_reason

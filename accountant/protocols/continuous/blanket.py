@@ -254,6 +254,8 @@ def epsilon_upper(law: NoiseLaw, n: int, delta: float, *, relative_tolerance: fl
                 ) - math.sqrt(-math.log(delta))
 
     a, b = 0.0, None
+    if value(0.0) <= delta:  # already (0, delta)-DP: the search below would halve forever
+        b = 0.0
     e = guess if guess is not None and guess > 0 else 0.01
     # expand until the bound is at most delta (b), remembering the last point above (a)
     while b is None:
@@ -267,16 +269,20 @@ def epsilon_upper(law: NoiseLaw, n: int, delta: float, *, relative_tolerance: fl
                               method="protocols.continuous.blanket.epsilon_upper (bound "
                                      f"above delta at eps={epsilon_max:g})")
             e = min(e * 1.5 if guess is not None else e * 4.0, epsilon_max)
-    while b - a > relative_tolerance * b:
+    width = b - a
+    while b - a > relative_tolerance * b and b > 0:
         fa = psi(a) if a > 0 else -math.inf
         fb = psi(b)
         c = 0.5 * (a + b)
-        if math.isfinite(fa) and math.isfinite(fb) and fb > fa:
+        # a secant step only while the secant steps halve the bracket; otherwise bisect, so
+        # that the search ends after at most about 2 log2(1/relative_tolerance) steps
+        if (b - a <= 0.5 * width and math.isfinite(fa) and math.isfinite(fb) and fb > fa):
             c = a - fa * (b - a) / (fb - fa)
             # aim a little past the estimate on each side so the bracket closes from both
             h = 0.4 * relative_tolerance * b
             c = c + h if abs(c - a) < abs(c - b) else c - h
             c = min(max(c, a + 0.05 * (b - a)), b - 0.05 * (b - a))
+        width = b - a
         if value(c) <= delta:
             b = c
         else:
