@@ -11,6 +11,7 @@ from __future__ import annotations
 from figures import (
     fig_balcer_cheu_2020,
     fig_balcer_cheu_table1,
+    fig_balcer_cheu_table2,
     fig_ggkpv,
     fig_girgis_2021_2,
     fig_girgis_2021_3,
@@ -25,6 +26,7 @@ __all__ = ["FIGURES"]
 FIGURES: tuple[FigureSpec, ...] = (
     fig_balcer_cheu_2020.FIGURE,
     fig_balcer_cheu_table1.FIGURE,
+    fig_balcer_cheu_table2.FIGURE,
     fig_ggkpv.FIGURE,
     fig_girgis_2021_2.FIGURE,
     fig_girgis_2021_3.FIGURE,
