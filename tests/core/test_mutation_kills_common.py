@@ -184,3 +184,16 @@ def test_budget_and_arr():
     assert a.shape == (3,) and a.dtype == float and list(a) == [0.5] * 3
     assert not a.flags.writeable
     assert list(common.arr([1, 2], 2)) == [1.0, 2.0]
+
+
+def test_ball_against_a_rational_upper_end():
+    """An exact view's UPPER end may be a Fraction: the ends are compared exactly
+    (exact_key), not by Python's mixed mpf/Fraction ordering (which raises)."""
+    ball = _result("1.0", Kind.EXACT, 0.1, precision=128)
+    upper = Result(quantity="renyi", value=Fraction(21, 20), kind=Kind.UPPER,
+                   direction=Direction.P_Q, method="test.rational", order=2.0)
+    for a, b in ((ball, upper), (upper, ball)):
+        out = common.over_directions(_view(), Direction.MAX, _one(a, b))
+        top = max(_corners(ball))        # 1 + the float radius 0.1, exactly
+        assert out.kind is Kind.UPPER and _q(out.value) >= top > Fraction(21, 20)
+        assert _q(out.value) <= top * (1 + Fraction(1, 2**100))
