@@ -440,3 +440,19 @@ def test_convex_sum_lower_end_is_zero_when_the_ratio_interval_holds_one(alpha):
     low, up = rn.renyi_bracket(view, alpha, direction="P||Q")
     assert low.kind is Kind.LOWER and _q(low.value) == 0
     assert _q(up.value) > 0
+
+
+@pytest.mark.parametrize("rho", [1e-3, 1e-14])
+def test_convex_sum_counts_every_zero_outcome(rho):
+    """Two outcomes with p = 0 (sorted last, ratio 0): each adds q f(0) = q (alpha - 1) to
+    the moment; the upper end at the upper corners must count both (a `break` after the
+    first would drop 0.05 (alpha - 1) of S)."""
+    rn = _rn()
+    p = [Fraction(2, 100), Fraction(0), Fraction(0), Fraction(98, 100)]
+    q = [Fraction(20, 100), Fraction(5, 100), Fraction(5, 100), Fraction(70, 100)]
+    view = _mp_view(_stored(p, [-1, +1, +1, +1], rho), _stored(q, [+1, +1, +1, -1], rho), rho)
+    for alpha in (2, 2.5):
+        up = rn.renyi_divergence(view, alpha, direction="P||Q")
+        assert _le(_renyi_truth(p, q, alpha), _end(up, +1))
+    up = rn.kl_divergence(view, direction="P||Q")
+    assert _le(_kl_truth(p, q), _end(up, +1))
