@@ -11,6 +11,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from accountant.divergence import delta_bracket
 from accountant.errors import ParameterError
 from accountant.pairs import clones
 from accountant.pairs import heterogeneous_clones as hc
@@ -22,7 +23,7 @@ from accountant.protocols.heterogeneous import (
     k_rr_group,
     matrix_group,
 )
-from accountant.protocols.heterogeneous.views import histogram_law
+from accountant.protocols.heterogeneous.views import count_pair, histogram_law, histogram_pair
 from accountant.protocols.k_rr import KRR
 from accountant.protocols.ldp import LDP
 from accountant.protocols.randomizer import Randomizer, RandomizerMechanism
@@ -254,20 +255,37 @@ def test_max_divergence_is_the_largest_epsilon0():
     assert b.lower.value <= 2.0 <= b.upper.value <= 2.0 + 1e-15
 
 
-def test_lower_end_pair_is_a_real_pair_at_small_n():
-    # its delta equals the exact delta of that dataset pair, post-processed to the count
+@pytest.mark.parametrize("side", ["x", "x_prime"])
+def test_histogram_lower_pair_is_the_exact_view_of_its_datasets(side):
+    # group 1 (epsilon0 = 2) differs with (x, x') = (0, 1); the others all hold x or all x'
+    groups = (binary_rr_group(2, 1.0), k_rr_group(0, 1.0, 2), binary_rr_group(2, 2.0))
+    view = histogram_pair(groups, differing=2, honest=(2, 0, 2), others_hold=side)
+    z = 0 if side == "x" else 1
+    _, lp = histogram_law(groups, [[z, z], [], [0, z]])
+    _, lq = histogram_law(groups, [[z, z], [], [1, z]])
+    gamma = Fraction(3, 2)
+    exact_delta = sum(max(p - gamma * q, 0) for p, q in zip(lp, lq, strict=True))
+    lo, hi = delta_bracket(view, math.log(1.5), direction="P||Q")
+    assert lo.value <= exact_delta * (1 + 1e-12) and exact_delta <= hi.value * (1 + 1e-12)
+
+
+def test_count_lower_pair_is_the_exact_view_for_two_outputs():
+    # with two outputs the count of y IS the histogram
     groups = (binary_rr_group(2, 1.0), binary_rr_group(2, 2.0))
-    mech = HeterogeneousRandomizer(groups=groups)
-    view = mech.view_pair()
-    # group 1 (epsilon0 = 2) differs, (x, x', y) = (0, 1, 0), others hold 1; binary outputs:
-    # the count of y determines the histogram, so the count view IS the real view
+    view = count_pair(groups, differing=1, honest=(2, 2))
     _, lp = histogram_law(groups, [[1, 1], [0, 1]])
     _, lq = histogram_law(groups, [[1, 1], [1, 1]])
     gamma = Fraction(3, 2)
     exact_delta = sum(max(p - gamma * q, 0) for p, q in zip(lp, lq, strict=True))
-    from accountant.divergence import delta_bracket
     lo, hi = delta_bracket(view, math.log(1.5), direction="P||Q")
     assert lo.value <= exact_delta * (1 + 1e-12) and exact_delta <= hi.value * (1 + 1e-12)
+
+
+def test_lower_end_uses_the_histogram_view_when_small_and_the_count_beyond():
+    small = HeterogeneousRandomizer(groups=(k_rr_group(5, 1.0, 3), k_rr_group(5, 2.0, 3)))
+    assert small.view_pair().description["pair"] == "histogram view"
+    large = HeterogeneousRandomizer(groups=(k_rr_group(500, 1.0, 3), k_rr_group(500, 2.0, 3)))
+    assert large.view_pair().description["pair"] == "count of one output"
 
 
 @pytest.mark.parametrize(("groups", "match"), [

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from accountant.protocols.heterogeneous import (
-    HeterogeneousRandomizer,
     binary_rr_group,
+    count_pair,
     k_rr_group,
     matrix_group,
 )
@@ -52,8 +52,7 @@ def test_colluders_reports_are_apart_and_honest_histogram_follows_the_honest_law
 
 def test_lower_end_count_view_is_the_count_of_a_sampled_real_pair():
     groups = (binary_rr_group(6, 1.0), k_rr_group(0, 1.0, 2), binary_rr_group(5, 2.0))
-    mech = HeterogeneousRandomizer(groups=groups)
-    view = mech.view_pair()
+    view = count_pair(groups, differing=2, honest=(6, 0, 5))
     d = view.description
     assert d["differing_group"] == 2  # the group of largest epsilon0
     # P: the differing user (group 2) holds x, every other user holds x'

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from accountant.divergence import delta_bracket, epsilon_bracket, renyi_divergence
@@ -25,7 +25,7 @@ from accountant.protocols.contract import DominatingPair, Mechanism, param
 from accountant.protocols.heterogeneous import decomposition
 from accountant.protocols.heterogeneous.decomposition import DifferingGroup
 from accountant.protocols.heterogeneous.groups import Group, check_groups
-from accountant.protocols.heterogeneous.views import count_pair
+from accountant.protocols.heterogeneous.views import count_pair, histogram_pair
 from accountant.result import Bracket, Direction, Kind, Result, Source
 from accountant.view import ViewPair
 
@@ -34,9 +34,9 @@ __all__ = ["HeterogeneousRandomizer"]
 _METHOD = "protocols.heterogeneous"
 _MAX_EXP_EPSILON = 700.0
 _LOWER = Source(citation="one neighbouring pair of the heterogeneous view",
-                locator="the differing user in the group of largest epsilon0 holds x or x', "
-                        "the other honest users hold x'; the count of output y "
-                        "(docs/heterogeneous.md#lower-end)")
+                locator="the differing user in the group of largest epsilon0 holds x or x'; "
+                        "the other honest users all hold x, or all x' (histogram view, small "
+                        "n), or x' with the count of output y (docs/heterogeneous.md#lower-end)")
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,9 @@ class HeterogeneousRandomizer(Mechanism):
     colluders: int | None = param(COUNT.named("colluders"),
                                   "users whose messages the analyzer knows (default 0)",
                                   optional=True)
+    # the lower end's views, built once per object (a cache, not a parameter)
+    _views: list[ViewPair] = field(default_factory=list, init=False, repr=False,
+                                   compare=False)
     name: ClassVar[str] = "heterogeneous"
     summary: ClassVar[str] = ("users in groups with different randomizer matrices (clones pair "
                               "with a Poisson-binomial count)")
@@ -115,10 +118,22 @@ class HeterogeneousRandomizer(Mechanism):
         return best.group, decomposition.honest_counts(self.groups, best.colluders)
 
     def view_pair(self) -> ViewPair:
-        """One real neighbouring pair's view post-processed to the count of one output
-        (`views.count_pair`): its divergences are lower bounds on the mechanism's."""
+        """One real neighbouring pair's view: the full histogram view when it has at most
+        `views.HISTOGRAM_LIMIT` histograms, else the count of one output
+        (`views.count_pair`); its divergences are lower bounds on the mechanism's."""
+        return self._lower_views()[0]
+
+    def _lower_views(self) -> list[ViewPair]:
+        """The real pairs whose values are the lower ends (the best one is reported): the
+        histogram views with the other users at x and at x' when small, else the count."""
+        if self._views:
+            return self._views
         g, honest = self._lower_case()
-        return count_pair(self.groups, differing=g, honest=honest)
+        views = [histogram_pair(self.groups, differing=g, honest=honest, others_hold=side)
+                 for side in ("x", "x_prime")]
+        found = [v for v in views if v is not None]
+        self._views.extend(found or [count_pair(self.groups, differing=g, honest=honest)])
+        return self._views
 
     def dominating_pair(self) -> DominatingPair[object]:
         """The heterogeneous clones pairs (one per differing group); composed as ONE binomial
@@ -181,16 +196,16 @@ class HeterogeneousRandomizer(Mechanism):
         return (ups[i].with_(method=f"{m}: group {names[i]}, {ups[i].method}"),
                 lows[j].with_(method=f"{m}: group {names[j]}, {lows[j].method}"))
 
-    def _with_lower(self, upper: Result, pair_lower: Result, bracket: Any, what: str) -> Bracket:
-        lo, hi = bracket(self.view_pair())
-        m = f"{_METHOD}.{what}(one real pair, count of one output: lower bound; " \
-            f"{self._scope_note()})"
-        lower = lo.with_(method=m, source=_LOWER)
+    def _with_lower(self, upper: Result, pair_low: Result, bracket: Any, what: str) -> Bracket:
+        """The Bracket: `upper`, and the largest certified lower end over `_lower_views`."""
         if upper.kind is Kind.EXACT:
             return Bracket(lower=upper, upper=upper)
-        return Bracket(lower=lower, upper=upper, pair_lower=pair_lower,
-                       pair_name="clones", special=hi.with_(method=m,
-                                                                          source=_LOWER))
+        ends = [bracket(view) for view in self._lower_views()]
+        lo, hi = max(ends, key=lambda e: e[0].value)
+        m = f"{_METHOD}.{what}(one real pair: lower bound; {self._scope_note()})"
+        return Bracket(lower=lo.with_(method=m, source=_LOWER), upper=upper,
+                       pair_lower=pair_low, pair_name="clones",
+                       special=hi.with_(method=m, source=_LOWER))
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
         """epsilon(delta): the worst clones pair's upper end, one real pair's lower end.
@@ -247,7 +262,7 @@ class HeterogeneousRandomizer(Mechanism):
                     if a not in worst or r.value > worst[a].value:
                         worst[a] = r.with_(method=f"{_METHOD}.renyi (group {d.group}; "
                                                   f"{self._scope_note()}; {r.method})")
-        view = self.view_pair() if finite else None
+        views = self._lower_views() if finite else []
         out = []
         for alpha in orders:
             if alpha == math.inf:
@@ -259,13 +274,13 @@ class HeterogeneousRandomizer(Mechanism):
             c = worst.get(float(alpha))
             if c is not None and c.value < up.value:
                 up = c
-            assert view is not None  # finite orders build it
-            value = renyi_divergence(view, alpha)
-            low = min(max(float(value.value) - 2 * value.error_budget, 0.0), up.value)
-            m = f"{_METHOD}.renyi(one real pair, count of one output: lower bound)"
-            lower = Result(quantity="renyi", value=low, kind=Kind.LOWER,
+            values = [renyi_divergence(view, alpha) for view in views]
+            low = max(max(float(v.value) - 2 * v.error_budget, 0.0) for v in values)
+            m = f"{_METHOD}.renyi(one real pair: lower bound)"
+            lower = Result(quantity="renyi", value=min(low, up.value), kind=Kind.LOWER,
                            direction=Direction.MAX, method=m, source=_LOWER,
-                           order=float(alpha), error_budget=value.error_budget)
+                           order=float(alpha),
+                           error_budget=max(v.error_budget for v in values))
             out.append(Bracket(lower=lower, upper=up))
         return out
 

@@ -35,10 +35,13 @@ from accountant.protocols import randomizer
 from accountant.protocols.heterogeneous.groups import Group
 from accountant.view import ViewPair
 
-__all__ = ["count_pair", "ExactWorstCase", "exact_worst_case", "histogram_law", "EXACT_LIMIT"]
+__all__ = ["count_pair", "histogram_pair", "ExactWorstCase", "exact_worst_case", "histogram_law",
+           "EXACT_LIMIT", "HISTOGRAM_LIMIT"]
 
 # largest number of (dataset, differing choice) x histograms enumerated by exact_worst_case
 EXACT_LIMIT = 2_000_000
+# largest number of histograms on which `histogram_pair` (the full view) is built
+HISTOGRAM_LIMIT = 5_000
 
 
 def _rounded(p: Fraction) -> tuple[float, float]:
@@ -91,6 +94,64 @@ def count_pair(groups: tuple[Group, ...], *, differing: int, honest: Sequence[in
             "honest": list(honest)}
     return ViewPair.from_pmfs(ends[0], ends[1], residual_loss_bound=g.epsilon0,
                               description=desc)
+
+
+def histogram_pair(groups: tuple[Group, ...], *, differing: int, honest: Sequence[int],
+                   others_hold: str = "x") -> ViewPair | None:
+    """The full histogram view of one real neighbouring pair (small n), in float log space.
+
+    The differing user (group `differing`) holds x or x' (its matrix's max-ratio triple);
+    every other honest user holds x (others_hold="x") or x' ("x_prime").
+
+    Args:
+        groups: the groups.
+        differing: the differing user's group.
+        honest: each group's honest count (the differing user included in its group's).
+        others_hold: "x" or "x_prime".
+
+    Returns:
+        A float ViewPair on the histograms of the honest messages (each log-probability
+        within its stated error), or None beyond HISTOGRAM_LIMIT histograms.
+    """
+    n, m = sum(honest), groups[0].matrix.outputs
+    if math.comb(n + m - 1, m - 1) > HISTOGRAM_LIMIT:
+        return None
+    g = groups[differing].matrix
+    _, x, x1, _ = g.max_ratio()
+    z = x if others_hold == "x" else x1
+    comps = randomizer.Compositions(n, m)
+    law = np.zeros(1)
+    t = 0
+    big_row = 0.0
+    for i, (grp, count) in enumerate(zip(groups, honest, strict=True)):
+        with np.errstate(divide="ignore"):
+            row = np.log(grp.matrix.array[z])
+        big_row = max(big_row, float(np.max(np.abs(row[np.isfinite(row)]))))
+        for _ in range(count - (1 if i == differing else 0)):
+            law = _log_step(comps, t, law, row)
+            t += 1
+    with np.errstate(divide="ignore"):
+        rows = np.log(g.array[[x, x1]])
+    p, q = (_log_step(comps, t, law, r) for r in rows)
+    finite = np.concatenate([p[np.isfinite(p)], q[np.isfinite(q)]])
+    big = float(np.max(np.abs(finite))) if finite.size else 0.0
+    # per user: the float entry (u relative) and its log (2u(1 + |log R|)), one sum and m
+    # logaddexps of magnitude <= big (4u(1 + big) each): as the randomizer package's views
+    err = 8 * UNIT_ROUNDOFF * n * (m + 2) * (1.0 + max(big, big_row))
+    desc = {"protocol": "heterogeneous", "pair": "histogram view", "differing_group":
+            differing, "x": x, "x_prime": x1, "others_hold": z, "honest": list(honest)}
+    return ViewPair(backend="float", p=p, q=q, log_error=err, residual_loss_bound=0.0,
+                    coords=tuple(comps.levels[n][:, y] for y in range(m)), description=desc)
+
+
+def _log_step(comps: randomizer.Compositions, t: int, law: np.ndarray,
+              log_row: np.ndarray) -> np.ndarray:
+    """The log-law at level t+1 after one more user with log-probabilities `log_row`."""
+    out = np.full(comps.levels[t + 1].shape[0], -np.inf)
+    for y, idx in enumerate(comps.up(t)):
+        if np.isfinite(log_row[y]):
+            out[idx] = np.logaddexp(out[idx], law + log_row[y])
+    return out
 
 
 @dataclass(frozen=True)
