@@ -456,3 +456,23 @@ def test_convex_sum_counts_every_zero_outcome(rho):
         assert _le(_renyi_truth(p, q, alpha), _end(up, +1))
     up = rn.kl_divergence(view, direction="P||Q")
     assert _le(_kl_truth(p, q), _end(up, +1))
+
+
+@pytest.mark.parametrize("alpha", [2.5, 3.5])
+def test_lower_bound_grid_raises_q_before_the_lower_end(alpha):
+    """A grid of lower-bound values (grid_exact False, exact backend, real order): the true Q
+    may put all of tail_q = 1/10 on one outcome. With it on the outcome of largest p, the
+    true D_alpha is below the stored grid's, and the lower end (Q raised by tail_q at every
+    outcome) must stay below it."""
+    rn = _rn()
+    p = [Fraction(6, 10), Fraction(3, 10), Fraction(1, 10)]
+    q = [Fraction(2, 10), Fraction(3, 10), Fraction(4, 10)]
+    view = ViewPair(backend="exact", p=np.array(p, dtype=object), q=np.array(q, dtype=object),
+                    tail_p=Fraction(0), tail_q=Fraction(1, 10), grid_exact=False,
+                    residual_loss_bound=0.0)
+    true_q = [q[0] + Fraction(1, 10), q[1], q[2]]
+    t = _renyi_truth(p, true_q, alpha)
+    assert t < _renyi_truth(p, q, alpha)
+    low, up = rn.renyi_bracket(view, alpha, direction="P||Q")
+    assert low.kind is Kind.LOWER and _le(_end(low, -1), t)
+    assert _le(t, _end(up, +1))
