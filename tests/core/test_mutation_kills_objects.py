@@ -476,3 +476,20 @@ def test_lower_bound_grid_raises_q_before_the_lower_end(alpha):
     low, up = rn.renyi_bracket(view, alpha, direction="P||Q")
     assert low.kind is Kind.LOWER and _le(_end(low, -1), t)
     assert _le(t, _end(up, +1))
+
+
+@pytest.mark.parametrize("rho", [1e-3, 1e-9])
+@pytest.mark.parametrize("alpha", [2, 3.5])
+def test_incomplete_grid_upper_end_at_its_corner(alpha, rho):
+    """The mirror of the lower-end corner: every truth at (p up, q down), so S_true =
+    S_stored (1 + rho')^alpha (1 - rho')^(1 - alpha), a hair below the upper end's factor;
+    a factor taken on the wrong side in `lu` puts the upper end below it."""
+    rn = _rn()
+    p = [Fraction(6, 10), Fraction(3, 10), Fraction(1, 10)]
+    q = [Fraction(1, 10), Fraction(3, 10), Fraction(5, 10)]   # off-grid Q mass 1/10
+    view = _mp_view(_stored(p, [+1] * 3, rho), _stored(q, [-1] * 3, rho), rho,
+                    tail_q=Fraction(1, 10))
+    t = _renyi_truth(p, q, alpha)
+    up = rn.renyi_divergence(view, alpha, direction="P||Q")
+    assert up.kind is Kind.UPPER and _le(t, _end(up, +1))
+    assert _le(_end(up, +1), t + 3 * rho * alpha)
