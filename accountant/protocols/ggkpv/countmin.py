@@ -30,8 +30,13 @@ raise the composed delta and rounding down only lower it; P-masses are rounded t
 way. The composed lattice is a 1-D `ViewPair` (loss = lattice value, Q := P e^-loss) whose
 P||Q hockey-stick the library's `divergence` module evaluates and inverts. Every pair here
 is swap-symmetric (swapping the two cells maps P to Q), so P||Q equals Q||P and the values
-are reported as the maximum over both orders. The one-sided lattice pairs are not
-two-sided dominating pairs, hence `dominating_pair()` is None.
+are reported as the maximum over both orders.
+
+Composition. The rounded lattices bound P||Q only, so the accountant composes another
+form of the same d-row pair (`dominating_view`, docs/ggkpv.md#composing-count-min-rounds):
+each row's outcomes are split between two lattice points keeping their P- and Q-masses
+(connect-the-dots; merging them back is a post-processing), and the d rows convolved. That
+is a genuine pair dominating the mechanism in both orders: `dominating_pair()`.
 
 Renyi divergences (alpha > 1) and the max-divergence are +inf: the event "a row separates x
 and x' and its cell h_j(x') is empty" has positive probability under x (when no other user
@@ -55,7 +60,7 @@ from accountant.errors import ParameterError, PrecisionError
 from accountant.numeric.rounding import UNIT_ROUNDOFF, sum_relative_error
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
 from accountant.pmf import PMF
-from accountant.protocols.contract import Mechanism
+from accountant.protocols.contract import DominatingPair, Mechanism
 from accountant.protocols.ggkpv.calibration import least_rho
 from accountant.result import Bracket, Direction, Kind, Result, Source
 from accountant.view import ViewPair
@@ -67,19 +72,24 @@ __all__ = [
     "CountMinSketch",
     "LossLattice",
     "STEP",
+    "SplitLattice",
     "calibrate_countmin",
     "compose_lattices",
+    "compose_split",
     "countmin_delta_bracket",
     "countmin_epsilon_bracket",
     "countmin_max_divergence_bracket",
     "countmin_parameters",
     "countmin_renyi_bracket",
+    "dominating_view",
     "lattice_step",
     "lattice_view",
     "mixture_view",
     "row_lattice",
     "row_pair",
     "separating_lattice",
+    "split_lattice",
+    "split_view",
 ]
 
 _NAME = "protocols.ggkpv.countmin"
@@ -826,10 +836,7 @@ class CountMinSketch(Mechanism):
 
     parameters: CountMinParameters
     name: ClassVar[str] = "ggkpv-countmin"
-    no_pair_reason: ClassVar[str] = (
-        "the dominating pair is the d-fold product of 2-D row pairs (too large to "
-        "materialise); the accountant evaluates it through one-sided rounded loss lattices, "
-        f"which bound P||Q only and are not two-sided dominating pairs ({_DOC})")
+    no_pair_reason: ClassVar[str] = ""
 
     def params(self) -> dict[str, Any]:
         """The parameters as a JSON object.
@@ -846,6 +853,17 @@ class CountMinSketch(Mechanism):
             None.
         """
         return None
+
+    def dominating_pair(self) -> DominatingPair:
+        """The d-fold product of the row pair, split onto the loss lattice
+        (`dominating_view`): a two-sided dominating pair the PLD engine composes.
+
+        Returns:
+            DominatingPair(pair=the 1-D ViewPair).
+        """
+        return DominatingPair(pair=dominating_view(self.parameters),
+                              name="d separating rows, connect-the-dots split (two-sided)",
+                              proof=f"{_DOC.rsplit('#', 1)[0]}#composing-count-min-rounds")
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
         """epsilon(delta) (`countmin_epsilon_bracket`).
@@ -887,3 +905,231 @@ class CountMinSketch(Mechanism):
             The Bracket.
         """
         return countmin_max_divergence_bracket(self.parameters)
+
+
+# ------------------------------------------------------------------ two-sided dominating pair
+@dataclass(frozen=True, slots=True)
+class SplitLattice:
+    """A genuine pair (P', Q') on the loss lattice step * Z that dominates a row product in
+    both orders: every outcome of loss l, a h <= l <= (a + 2) h, is split between the
+    lattice points a and a + 2 keeping its P- and Q-mass (connect-the-dots), so merging
+    the points back is a post-processing of (P', Q') that returns the original pair.
+
+    Attributes:
+        offset: lattice index of masses[0].
+        masses: P'-masses per lattice point (Q' = P' e^(-index step)), central floats.
+        relative: bound on the relative error of every entry of `masses`, `plus`, `minus`.
+        plus: P-mass of the outcomes with Q = 0 (loss +inf).
+        minus: Q-mass of the outcomes with P = 0 (loss -inf).
+        tail_p: bound on the P-mass not represented (windows, trimmed ends, underflow).
+        tail_q: the same for Q.
+        rows: number of row pairs composed.
+    """
+
+    offset: int
+    masses: np.ndarray
+    relative: float
+    plus: float
+    minus: float
+    tail_p: float
+    tail_q: float
+    rows: int = 1
+
+    def q_masses(self, step: float) -> np.ndarray:
+        """Q'-masses per lattice point.
+
+        Args:
+            step: the lattice step.
+
+        Returns:
+            masses * e^(-index step), central values (relative error `relative` + 4u).
+        """
+        k = np.arange(self.offset, self.offset + self.masses.size, dtype=float)
+        with np.errstate(over="ignore"):
+            return self.masses * np.exp(-k * step)
+
+
+def split_lattice(view: ViewPair, *, step: float) -> SplitLattice:
+    """The two-sided connect-the-dots lattice of a float pair (`SplitLattice`).
+
+    An outcome of P-mass p and loss l (computed l~, error e) goes to a = floor(l~/step -
+    1/2) and a + 2, so that x = l - a step lies in [step/2 - e, 3 step/2 + e]; a + 2 gets
+    P-mass p f and a gets p (1 - f), f = (1 - e^-x)/(1 - e^(-2 step)): both points keep the
+    outcome's Q-mass p e^-l. d log f/dx <= 1/x and -d log(1 - f)/dx <= 1/(1 - e^-(2 step -
+    x)), both <= 2.1/step there, so the error e moves f and 1 - f by a relative
+    2.2 e/step at most (and f stays in (0, 1), so the split is a true one).
+
+    Args:
+        view: a float pair (closed-form loss, certified tails).
+        step: the lattice step, a power of two.
+
+    Returns:
+        The `SplitLattice` (its residuals: the view's tails).
+
+    Raises:
+        ParameterError: a non-float view or a step that is not a power of two.
+    """
+    if view.backend != "float":
+        raise ParameterError("split_lattice needs a float view")
+    if not (step > 0 and math.frexp(step)[0] == 0.5):
+        raise ParameterError(f"step={step!r} is not a power of two")
+    n = view.size
+    lerr = np.broadcast_to(np.asarray(view.log_error, dtype=float), (n,))
+    lse = np.broadcast_to(np.asarray(view.loss_error, dtype=float), (n,))
+    loss = view.float_loss
+    live = np.isfinite(view.p)
+    plus_sel = live & np.isposinf(loss)
+    minus_sel = np.isfinite(view.q) & np.isneginf(loss)
+    fin = live & np.isfinite(loss)
+    p_rel = np.expm1(lerr + 4 * _U)  # exp of a log with error lerr, plus exp's rounding
+    plus = float(np.sum(np.exp(view.p[plus_sel])))
+    minus = float(np.sum(np.exp(view.q[minus_sel])))
+    rel_inf = float(np.max(p_rel[plus_sel | minus_sel], initial=0.0)) + sum_relative_error(
+        max(1, int(np.count_nonzero(plus_sel | minus_sel))))
+    lv = loss[fin]
+    a = np.floor(lv / step - 0.5).astype(np.int64)
+    x = lv - a.astype(float) * step  # a * step exact (a power of two times a small int)
+    dx = lse[fin] + 4 * _U * (1.0 + np.abs(lv))
+    if np.any(dx > step / 8):
+        raise PrecisionError("split_lattice: loss errors too large for the lattice step")
+    den = -math.expm1(-2.0 * step)
+    f = -np.expm1(-x) / den
+    g = (np.expm1(-x) - math.expm1(-2.0 * step)) / den
+    split_rel = 2.2 * dx / step + 32 * _U
+    mass = np.exp(view.p[fin])
+    k0 = int(np.min(a)) if a.size else 0
+    size = (int(np.max(a)) - k0 + 3) if a.size else 1
+    idx = np.concatenate([a - k0, a - k0 + 2])
+    masses = np.bincount(idx, weights=np.concatenate([mass * g, mass * f]), minlength=size)
+    counts = np.bincount(idx, minlength=size)
+    rel_terms = np.concatenate([p_rel[fin] + split_rel, p_rel[fin] + split_rel])
+    rel = (float(np.max(rel_terms, initial=0.0)) * (1 + 1e-6)
+           + 2 * (float(np.max(counts, initial=0)) + 2) * _U)
+    return SplitLattice(k0, masses, max(rel, rel_inf), plus, minus,
+                        float(view.tail_p) * (1 + 1e-12), float(view.tail_q) * (1 + 1e-12))
+
+
+def _trim_split(lat: SplitLattice, cap: float, step: float) -> SplitLattice:
+    """Move each end of the lattice holding P- and Q-mass <= cap into the residual (the
+    PLD engine treats residual mass as loss +inf in both orders: a sound move)."""
+    m = lat.masses
+    if m.size <= 2 or cap <= 0:
+        return lat
+    qm = lat.q_masses(step)
+    big = np.maximum(m, np.where(np.isfinite(qm), qm, np.inf)) * (1 + lat.relative)
+    top = np.cumsum(big[::-1])[::-1]  # top[i] = sum big[i:]
+    bot = np.cumsum(big)
+    hi = int(np.searchsorted(-top, -cap, side="left"))  # first i with top[i] <= cap
+    hi = min(max(hi - 1, 0), m.size - 1)
+    lo = int(np.searchsorted(bot, cap, side="right"))
+    lo = max(min(lo, hi), 0)
+    if lo == 0 and hi == m.size - 1:
+        return lat
+    rel = (1 + lat.relative) * (1 + sum_relative_error(m.size) + 8 * _U)
+    moved_p = (float(np.sum(m[hi + 1:])) + float(np.sum(m[:lo]))) * rel
+    moved_q = (float(np.sum(qm[hi + 1:])) + float(np.sum(qm[:lo]))) * rel
+    return replace(lat, offset=lat.offset + lo, masses=m[lo:hi + 1].copy(),
+                   tail_p=(lat.tail_p + moved_p) * (1 + 2 * _U),
+                   tail_q=(lat.tail_q + moved_q) * (1 + 2 * _U))
+
+
+def compose_split(a: SplitLattice, b: SplitLattice, *, step: float,
+                  cap: float = 0.0) -> SplitLattice:
+    """The split lattice of the product of two pairs (independent: losses add).
+
+    Args:
+        a: a split lattice.
+        b: another, on the same step.
+        step: the step.
+        cap: trim each end holding mass <= cap into the residual (`_trim_split`).
+
+    Returns:
+        The product's lattice: masses by direct convolution (nonnegative terms, relative
+        error <= (min length + 2) u beyond the inputs'), +inf mass a.plus (b.P) +
+        a.finite b.plus, -inf mass likewise on Q, residuals added, products below the
+        normal range bounded absolutely and added to the residuals.
+    """
+    conv = np.convolve(a.masses, b.masses)
+    srel = sum_relative_error(max(a.masses.size, b.masses.size)) + 4 * _U
+    rel = ((1 + a.relative) * (1 + b.relative) * (1 + 2 * (min(a.masses.size,
+                                                               b.masses.size) + 2) * _U) - 1)
+    fa, fb = float(np.sum(a.masses)), float(np.sum(b.masses))
+    qa, qb = float(np.sum(a.q_masses(step))), float(np.sum(b.q_masses(step)))
+    plus = a.plus * (fb + b.plus) + fa * b.plus
+    minus = a.minus * (qb + b.minus) + qa * b.minus
+    rel_inf = (1 + a.relative) * (1 + b.relative) * (1 + srel) * (1 + 8 * _U) - 1
+    lost = a.masses.size * b.masses.size * _TINY
+    out = SplitLattice(a.offset + b.offset, conv, max(rel, rel_inf), plus, minus,
+                       (a.tail_p + b.tail_p + lost) * (1 + 4 * _U),
+                       (a.tail_q + b.tail_q + lost * math.exp(
+                           -min(0.0, (a.offset + b.offset) * step))) * (1 + 4 * _U),
+                       a.rows + b.rows)
+    return _trim_split(out, cap, step)
+
+
+def split_view(lat: SplitLattice, *, step: float,
+               description: dict[str, Any] | None = None) -> ViewPair:
+    """The split lattice as a 1-D float ViewPair: a genuine pair in both orders.
+
+    Args:
+        lat: the lattice.
+        step: its step.
+        description: recorded on the pair.
+
+    Returns:
+        The ViewPair: log P' and log Q' = log P' - k step per lattice point, the +inf and
+        -inf atoms, tails tail_p and tail_q (residual losses unknown: bound inf), log_error
+        from the relative error, grid_exact (values are the pair's own, up to log_error).
+    """
+    k = np.arange(lat.offset, lat.offset + lat.masses.size, dtype=np.int64)
+    nz = lat.masses > 0
+    k, m = k[nz], lat.masses[nz]
+    p = np.log(m)
+    loss = k.astype(float) * step  # exact: a power-of-two step times |k| < 2^52
+    q = p - loss
+    coords = k
+    if lat.plus > 0:
+        p, q, loss = np.append(p, math.log(lat.plus)), np.append(q, -np.inf), \
+            np.append(loss, np.inf)
+        coords = np.append(coords, int(k[-1]) + 1 if k.size else 1)
+    if lat.minus > 0:
+        p, q, loss = np.append(p, -np.inf), np.append(q, math.log(lat.minus)), \
+            np.append(loss, -np.inf)
+        coords = np.append(coords, int(k[0]) - 1 if k.size else -1)
+    # |log(computed) - log(true)| <= -log(1 - relative), plus the log's and the
+    # subtraction's rounding (|log P'| below 800)
+    log_error = -math.log1p(-min(lat.relative, 0.5)) + 4 * _U * 801
+    return ViewPair(backend="float", p=p, q=q, tail_p=lat.tail_p, tail_q=lat.tail_q,
+                    residual_loss_bound=math.inf, loss=loss, log_error=log_error,
+                    loss_error=0.0, grid_exact=True, coords=(coords,),
+                    description=dict(description or {}) | {"rows": lat.rows,
+                                                           "lattice": "connect-the-dots split"})
+
+
+def dominating_view(params: CountMinParameters, *, tail: float = 1e-30,
+                    step: float | None = None) -> ViewPair:
+    """A two-sided dominating pair of the count-min mechanism, as a 1-D float ViewPair.
+
+    The d-fold product of the row pair dominates every hash draw's and every neighbouring
+    pair's view (docs/ggkpv.md#composing-count-min-rounds); each row is split onto the
+    loss lattice (`split_lattice`), which can only make it more informative, and the d
+    rows are convolved (`compose_split`), grouping outcomes of equal loss (a lossless
+    merge). Both orders are meaningful, so the PLD engine composes it like any view.
+
+    Args:
+        params: the parameters.
+        tail: window cut of the row pair, and the mass each end trim may move.
+        step: lattice step (default: half of `lattice_step(params, tail=tail)`).
+
+    Returns:
+        The ViewPair.
+    """
+    row = _row_cached(params.noise_messages, params.w, float(tail))
+    step = lattice_step(params, tail=tail) / 2 if step is None else step
+    one = _trim_split(split_lattice(row, step=step), tail, step)
+    lat = one
+    for _ in range(params.d - 1):
+        lat = compose_split(lat, one, step=step, cap=tail)
+    return split_view(lat, step=step, description={
+        "protocol": "ggkpv-countmin", "pair": "d separating rows, split (two-sided)",
+        **params.to_json()})
