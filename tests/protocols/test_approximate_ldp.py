@@ -230,3 +230,35 @@ def test_bad_input_names_the_parameter(kwargs, name):
     args = {"n": 10, "epsilon0": 1.0, "delta0": 1e-6} | kwargs
     with pytest.raises(ParameterError, match=rf"^{name}="):
         ApproximateLDP(**args)
+
+
+# ------------------------------------------------------------------ the proof's Lemma 1
+def clip_into_band(a: list[Fraction], b: list[Fraction], gamma: Fraction) -> list[Fraction]:
+    """Lemma 1's construction (docs/approximate-ldp.md#the-reduction), exactly: clip a into
+    [b / gamma, gamma b], then restore mass 1 by moving toward the band's far edge."""
+    f = [min(max(x, y / gamma), gamma * y) for x, y in zip(a, b, strict=True)]
+    gap = 1 - sum(f)
+    out = []
+    for x, y in zip(f, b, strict=True):
+        room = gamma * y - x if gap > 0 else x - y / gamma
+        move = min(room, abs(gap))
+        out.append(x + move if gap > 0 else x - move)
+        gap = gap - move if gap > 0 else gap + move
+    assert gap == 0
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_lemma_1_clipping_stays_within_delta0(seed):
+    matrix, gamma0, delta0 = random_member(seed)
+    rows = [list(r) for r in matrix.rows]
+    for a in rows:
+        for b in rows:
+            if a is b:
+                continue
+            clipped = clip_into_band(a, b, gamma0)
+            assert sum(clipped) == 1
+            assert all(y / gamma0 <= x <= gamma0 * y for x, y in zip(clipped, b, strict=True))
+            moved = sum(abs(x - y) for x, y in zip(a, clipped, strict=True)) / 2
+            raised = sum(max(x - y, Fraction(0)) for x, y in zip(clipped, a, strict=True))
+            assert moved <= delta0 and raised <= delta0
