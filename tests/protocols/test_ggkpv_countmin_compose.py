@@ -26,6 +26,7 @@ from accountant.protocols.ggkpv import CountMinSketch, countmin_parameters, row_
 from accountant.protocols.ggkpv.countmin import (
     compose_split,
     dominating_view,
+    mixture_lower_view,
     split_lattice,
     split_view,
 )
@@ -115,9 +116,13 @@ def test_composed_rounds_bracket_the_enumerated_view(n, rho, d, w, datasets) -> 
         # tables with equal pairs once (relabelled cells give the same ratio pair)
         singles = list({repr(r): r for r in (ratio_pair([laws[t]]) for t in tables)}.values())
         rounds.append((mixture, singles, ratio_pair([laws[separating]])))
-    mech = CountMinSketch(countmin_parameters(n=n, B=B, w=w, d=d, rho=rho))
+    params = countmin_parameters(n=n, B=B, w=w, d=d, rho=rho)
+    mech = CountMinSketch(params)
+    lower_view = mixture_lower_view(params)
     for T in (1, 2, 3):
         acc = Accountant().compose(mech, count=T)
+        # a post-processing of the mechanism's own pair (tables drawn afresh each round)
+        lower_acc = Accountant().compose(lower_view, count=T)
         powered = [(power(m, T), [power(s, T) for s in singles], power(sep, T))
                    for m, singles, sep in rounds]
         for eps in EPSILONS:
@@ -128,6 +133,10 @@ def test_composed_rounds_bracket_the_enumerated_view(n, rho, d, w, datasets) -> 
                                                          for s in singles))
                         for m, singles, _ in powered)
             assert worst <= up, (T, eps, worst, up)
+            lower = lower_acc.report(epsilon=eps, method="pld").bracket.lower
+            assert lower is not None
+            for m, _, _ in powered:
+                assert float(lower) <= delta_both_orders(m, eps) + 1e-12
             for _, _, sep in powered:
                 # the dominating pair is this table's pair exactly: its lower end is below
                 assert pld["pair_lower"] <= delta_both_orders(sep, eps) + 1e-12

@@ -84,6 +84,7 @@ __all__ = [
     "dominating_view",
     "lattice_step",
     "lattice_view",
+    "mixture_lower_view",
     "mixture_view",
     "row_lattice",
     "row_pair",
@@ -1133,3 +1134,79 @@ def dominating_view(params: CountMinParameters, *, tail: float = 1e-30,
     return split_view(lat, step=step, description={
         "protocol": "ggkpv-countmin", "pair": "d separating rows, split (two-sided)",
         **params.to_json()})
+
+
+def mixture_lower_view(params: CountMinParameters, *, tail: float = 1e-30,
+                       step: float | None = None) -> ViewPair:
+    """A post-processing of the mechanism's own one-round pair (fully random public hash
+    functions, drawn afresh each round): its divergences, composed or not, are LOWER
+    bounds on the mechanism's, in both orders.
+
+    The deterministic map: keep k (the number of separating rows, Bin(d, 1 - 1/w)); in each
+    separating row replace the outcome by its loss bin floor(l~/step) (any deterministic
+    function is a post-processing, so the float rounding of l~ is harmless), or by a flag
+    for loss +inf (u = s + 1) or -inf (u = 0); report the sum of the bins, or the flag (+inf
+    first). The reported outcome's P- and Q-masses are the k-fold convolutions of the
+    bins' P- and Q-masses (both computed, so nothing is rounded in the loss).
+
+    Args:
+        params: the parameters.
+        tail: window cut of the row pair (the residual, dropped: only lowers the values).
+        step: the bin width (default: half of `lattice_step(params, tail=tail)`).
+
+    Returns:
+        A 1-D float ViewPair (grid_exact; tails: the windows' residual).
+    """
+    row = _row_cached(params.noise_messages, params.w, float(tail))
+    step = lattice_step(params, tail=tail) / 2 if step is None else step
+    n = row.size
+    lerr = np.broadcast_to(np.asarray(row.log_error, dtype=float), (n,))
+    loss = row.float_loss
+    fin = np.isfinite(loss) & np.isfinite(row.p)
+    b = np.floor(loss[fin] / step).astype(np.int64)
+    b0 = int(np.min(b))
+    size = int(np.max(b)) - b0 + 1
+    pb = np.bincount(b - b0, weights=np.exp(row.p[fin]), minlength=size)
+    qb = np.bincount(b - b0, weights=np.exp(row.q[fin]), minlength=size)
+    counts = np.bincount(b - b0, minlength=size)
+    rel = (float(np.max(np.expm1(lerr + 4 * _U), initial=0.0))
+           + 2 * (float(np.max(counts)) + 2) * _U)
+    plus = float(np.sum(np.exp(row.p[np.isposinf(loss) & np.isfinite(row.p)])))
+    minus = float(np.sum(np.exp(row.q[np.isneginf(loss) & np.isfinite(row.q)])))
+    fp, fq = float(np.sum(pb)), float(np.sum(qb))
+    weights = _log_weights_lower(params.d, params.w)
+    ps, qs, labels, kinds = [], [], [], []
+    cp, cq, rel_k = np.ones(1), np.ones(1), 0.0
+    for k in range(1, params.d + 1):
+        cp, cq = np.convolve(cp, pb), np.convolve(cq, qb)
+        rel_k = (1 + rel_k) * (1 + rel) * (1 + 2 * (size + 2) * _U) - 1
+        # P(some row +inf) = (fp + plus)^k - fp^k; Q(some row -inf) likewise
+        p_plus = sum(math.comb(k, j) * plus ** j * fp ** (k - j) for j in range(1, k + 1))
+        q_minus = sum(math.comb(k, j) * minus ** j * fq ** (k - j) for j in range(1, k + 1))
+        with np.errstate(divide="ignore"):
+            ps += [np.log(cp) + weights[k], [math.log(p_plus) + weights[k] if p_plus > 0
+                                             else -math.inf, -math.inf]]
+            qs += [np.log(cq) + weights[k], [-math.inf, math.log(q_minus) + weights[k]
+                                             if q_minus > 0 else -math.inf]]
+        labels += [np.arange(cp.size) + k * b0, [0, 0]]
+        kinds += [np.full(cp.size, k), [k, k]]
+    # k = 0: no row separates, P = Q
+    ps.append([weights[0]])
+    qs.append([weights[0]])
+    labels.append([0])
+    kinds.append([0])
+    p = np.concatenate([np.asarray(x, dtype=float) for x in ps])
+    q = np.concatenate([np.asarray(x, dtype=float) for x in qs])
+    keep = np.isfinite(p) | np.isfinite(q)
+    # the mixture weights were rounded down by a relative 1e-13 (1 + |log|): true within
+    # 2e-13 (1 + |log|) of the stored value, far below the bound used here
+    log_error = (-math.log1p(-min(rel_k + 1e-11, 0.5)) + 4 * _U * 801
+                 + 1e-13 * (1 + params.d * math.log(params.w) + 2 * math.log(2) * params.d))
+    return ViewPair(backend="float", p=p[keep], q=q[keep],
+                    tail_p=params.d * float(row.tail_p), tail_q=params.d * float(row.tail_q),
+                    residual_loss_bound=math.inf, log_error=log_error, grid_exact=True,
+                    coords=(np.concatenate([np.asarray(x) for x in kinds])[keep],
+                            np.concatenate([np.asarray(x) for x in labels])[keep]),
+                    description={"protocol": "ggkpv-countmin",
+                                 "pair": "mixture over hash draws, loss bins (lower)",
+                                 **params.to_json()})
