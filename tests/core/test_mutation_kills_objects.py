@@ -169,6 +169,8 @@ def test_certify_exact_rational_and_infinite_ends():
     assert s.calls == [100]
     assert c.tight and c.value == Fraction(2, 7) and isinstance(c.value, Fraction)
     assert c.radius == 0.0 and c.precision is None
+    assert c.lower == c.upper == fmpq(2, 7)
+    assert _q(c.lower_value(True)) < Fraction(2, 7) < _q(c.upper_value(True))
     c = ob.certify(lambda prec: (fmpq(2, 7), fmpq(2, 7), True), 100)
     assert c.precision == 100
     s = Script(lambda prec: (fmpq(1), math.inf, True))
