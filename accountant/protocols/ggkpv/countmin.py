@@ -1151,7 +1151,8 @@ def mixture_lower_view(params: CountMinParameters, *, tail: float = 1e-30,
 
     Args:
         params: the parameters.
-        tail: window cut of the row pair (the residual, dropped: only lowers the values).
+        tail: window cut of the row pair, and the mass each end trim drops (the residual,
+            dropped: only lowers the values).
         step: the bin width (default: half of `lattice_step(params, tail=tail)`).
 
     Returns:
@@ -1171,15 +1172,28 @@ def mixture_lower_view(params: CountMinParameters, *, tail: float = 1e-30,
     counts = np.bincount(b - b0, minlength=size)
     rel = (float(np.max(np.expm1(lerr + 4 * _U), initial=0.0))
            + 2 * (float(np.max(counts)) + 2) * _U)
+    big = np.maximum(pb, qb)  # drop the row's ends holding at most `tail` of either law
+    lo = int(np.searchsorted(np.cumsum(big), tail, side="right"))
+    hi = big.size - int(np.searchsorted(np.cumsum(big[::-1]), tail, side="right"))
+    if lo < hi:
+        pb, qb, counts, b0, size = pb[lo:hi], qb[lo:hi], counts[lo:hi], b0 + lo, hi - lo
     plus = float(np.sum(np.exp(row.p[np.isposinf(loss) & np.isfinite(row.p)])))
     minus = float(np.sum(np.exp(row.q[np.isneginf(loss) & np.isfinite(row.q)])))
     fp, fq = float(np.sum(pb)), float(np.sum(qb))
     weights = _log_weights_lower(params.d, params.w)
     ps, qs, labels, kinds = [], [], [], []
-    cp, cq, rel_k = np.ones(1), np.ones(1), 0.0
+    cp, cq, rel_k, off = np.ones(1), np.ones(1), 0.0, 0
     for k in range(1, params.d + 1):
         cp, cq = np.convolve(cp, pb), np.convolve(cq, qb)
+        off += b0
         rel_k = (1 + rel_k) * (1 + rel) * (1 + 2 * (size + 2) * _U) - 1
+        # drop each end holding at most `tail` of either law (dropping only lowers values;
+        # it keeps the convolutions short)
+        big = np.maximum(cp, cq)
+        lo = int(np.searchsorted(np.cumsum(big), tail, side="right"))
+        hi = big.size - int(np.searchsorted(np.cumsum(big[::-1]), tail, side="right"))
+        if lo < hi:
+            cp, cq, off = cp[lo:hi], cq[lo:hi], off + lo
         # P(some row +inf) = (fp + plus)^k - fp^k; Q(some row -inf) likewise
         p_plus = sum(math.comb(k, j) * plus ** j * fp ** (k - j) for j in range(1, k + 1))
         q_minus = sum(math.comb(k, j) * minus ** j * fq ** (k - j) for j in range(1, k + 1))
@@ -1188,7 +1202,7 @@ def mixture_lower_view(params: CountMinParameters, *, tail: float = 1e-30,
                                              else -math.inf, -math.inf]]
             qs += [np.log(cq) + weights[k], [-math.inf, math.log(q_minus) + weights[k]
                                              if q_minus > 0 else -math.inf]]
-        labels += [np.arange(cp.size) + k * b0, [0, 0]]
+        labels += [np.arange(cp.size) + off, [0, 0]]
         kinds += [np.full(cp.size, k), [k, k]]
     # k = 0: no row separates, P = Q
     ps.append([weights[0]])
@@ -1203,7 +1217,9 @@ def mixture_lower_view(params: CountMinParameters, *, tail: float = 1e-30,
     log_error = (-math.log1p(-min(rel_k + 1e-11, 0.5)) + 4 * _U * 801
                  + 1e-13 * (1 + params.d * math.log(params.w) + 2 * math.log(2) * params.d))
     return ViewPair(backend="float", p=p[keep], q=q[keep],
-                    tail_p=params.d * float(row.tail_p), tail_q=params.d * float(row.tail_q),
+                    # the windows' residual and the trimmed ends (at most 2 tail per trim)
+                    tail_p=params.d * (float(row.tail_p) + 4 * tail),
+                    tail_q=params.d * (float(row.tail_q) + 4 * tail),
                     residual_loss_bound=math.inf, log_error=log_error, grid_exact=True,
                     coords=(np.concatenate([np.asarray(x) for x in kinds])[keep],
                             np.concatenate([np.asarray(x) for x in labels])[keep]),
