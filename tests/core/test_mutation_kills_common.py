@@ -197,3 +197,15 @@ def test_ball_against_a_rational_upper_end():
         top = max(_corners(ball))        # 1 + the float radius 0.1, exactly
         assert out.kind is Kind.UPPER and _q(out.value) >= top > Fraction(21, 20)
         assert _q(out.value) <= top * (1 + Fraction(1, 2**100))
+
+
+def test_exact_maximum_of_two_rationals_has_no_precision():
+    """Two EXACT rationals (no balls, precision None): the maximum is the larger one, EXACT,
+    radius 0, precision None."""
+    a = Result(quantity="delta", value=Fraction(1, 3), kind=Kind.EXACT,
+               direction=Direction.P_Q, method="test.a")
+    b = Result(quantity="delta", value=Fraction(1, 2), kind=Kind.EXACT,
+               direction=Direction.P_Q, method="test.b")
+    out = common.over_directions(_view(), Direction.MAX, _one(a, b))
+    assert out.kind is Kind.EXACT and out.value == Fraction(1, 2)
+    assert out.radius == 0.0 and out.precision is None

@@ -192,6 +192,7 @@ def test_certify_tightness_threshold(scale):
     c = ob.certify(s, 100)
     assert s.calls == [100] and c.tight and c.precision is None
     assert isinstance(c.value, mpmath.mpf)
+    assert _q(c.lower) == mid - half and _q(c.upper) == mid + half
     assert _q(c.value) - Fraction(c.radius) <= mid - half
     assert mid + half <= _q(c.value) + Fraction(c.radius)
     assert Fraction(c.radius) <= half * (1 + Fraction(1, 2**40))
