@@ -83,7 +83,10 @@ from accountant.view import ViewPair
 __all__ = ["Accountant", "LedgerEntry", "Report", "dominating_source", "ROUTES",
            "EpsilonDelta", "GaussianNoise", "LaplaceNoise", "Subsampled", "SPARSE_ORDERS"]
 
-ROUTES = ("analytic", "pld", "rdp", "kov")
+# cheap exact routes first: an exact answer settles the bracket and the late routes are then
+# skipped (an (epsilon, delta) ledger of 1e6 runs spent 101 s and 7.5 GiB in the PLD before
+# KOV answered exactly in 4 ms)
+ROUTES = ("analytic", "kov", "pld", "rdp")
 # routes skipped under method="all" once the bracket is this narrow (relative width): their
 # upper ends cannot go below the lower end, so they could win by at most that much
 SETTLED_WIDTH = 0.01

@@ -22,13 +22,16 @@ def test_eps_delta_homogeneous_reports_exact_kov_as_tightest(capsys):
                           "--rounds", "30", "--at-delta", "1e-5")
     assert status == 0 and out["command"] == "compose"
     names = [m["method"] for m in out["methods"]]
-    assert {"kov", "drv", "pld.pessimistic", "pld.optimistic"} <= set(names)
+    # KOV is exact: the PLD and RDP routes cannot change the bracket and are skipped
+    assert {"kov", "drv"} <= set(names) and "pld.pessimistic" not in names
     exact = float(epsilon_kov(epsilon=0.1, delta=1e-8, rounds=30, delta_total=1e-5).value)
     assert out["epsilon"]["kind"] == "exact"
     assert out["epsilon"]["value"] == pytest.approx(exact, rel=1e-15)
     assert out["delta"] == {"value": 1e-5, "kind": "exact"}
+    status, out, _ = _run(capsys, "--mechanism", "eps-delta --epsilon 0.1 --delta 1e-8",
+                          "--rounds", "30", "--at-delta", "1e-5", "--method", "pld")
     values = {m["method"]: m["value"] for m in out["methods"] if "value" in m}
-    assert values["pld.optimistic"] <= exact <= values["pld.pessimistic"] <= values["drv"]
+    assert values["pld.optimistic"] <= exact <= values["pld.pessimistic"]
 
 
 def test_protocol_spec_lists_every_method_and_picks_the_smallest_upper(capsys):
