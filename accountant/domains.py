@@ -36,6 +36,10 @@ __all__ = [
     "BoundChecked",
     "trusted",
     "SAMPLING_RATE",
+    "DELTA0",
+    "SIGMA",
+    "LAPLACE_SCALE",
+    "DISCRETE_SIGMA",
     "checked",
     "finite_orders",
 ]
@@ -190,6 +194,20 @@ COUNT = Interval("k", 0, math.inf, closed="left", integer=True)
 N_PAIR = Interval("n", 2, 1e10, closed="both", integer=True,
                  note="a neighbouring pair needs at least 2 users; the float error model is "
                       "tested up to n = 1e10")
+# an approximate local randomizer's delta0; 0 is the pure class (family `ldp`), 1 says nothing
+DELTA0 = Interval("delta0", 0.0, 1.0, closed="neither",
+                  note="delta0 = 0 is the pure class: use the ldp family")
+# Noise laws of the continuous local randomizers (docs/continuous-randomizers.md), bounded so
+# that the blanket's terms e^(log-ratio) stay far inside float range: the grid reaches
+# t ~ 40 sigma, where the Gaussian log-ratio is t/sigma^2 ~ 40/sigma.
+SIGMA = Interval("sigma", 0.1, 1e4, closed="both",
+                 note="the Gaussian blanket's terms grow like e^(40/sigma)")
+LAPLACE_SCALE = Interval("scale", 0.02, 1e4, closed="both",
+                         note="a Laplace randomizer with b < 0.02 is more than 50-LDP")
+# the discrete Gaussian's CDF is a sum over 81 sigma integers: its float error stays within
+# the stated model up to sigma = 100
+DISCRETE_SIGMA = Interval("sigma", 0.1, 100.0, closed="both",
+                          note="the discrete Gaussian CDF is summed over 81 sigma integers")
 # Renyi orders: real alpha > 1; alpha = inf is the max-divergence.
 ALPHA = Interval("alpha", 1.0, math.inf, closed="right")
 POSITIVE = Interval("value", 0.0, math.inf, closed="neither")

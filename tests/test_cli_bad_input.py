@@ -36,6 +36,8 @@ VALID = {
     "--rounds": "10", "--mechanism": "binary-rr --n 100 --epsilon0 1", "--B": "7",
     "--sampling-rate": "0.1", "--discretization": "0.001", "--literal-trials": "10",
     "--matrix": "matrix.json", "--out": "out", "--only": "girgis-fig2",
+    "--delta0": "1e-6", "--sigma": "1", "--scale": "1", "--groups": "groups.json",
+    "--colluders": "1",
 }
 BAD = ["abc", "", "1e300", "-1", "nan"]
 # valid for some flags (--at-epsilon 0, --at-delta 1e-300, --orders inf, ...)

@@ -346,7 +346,8 @@ VALID = {
     "--gamma": "0.3", "--a": "0.5", "--rounds": "10",
     "--mechanism": "binary-rr --n 100 --epsilon0 1", "--matrix": "matrix.json",
     "--width": "100", "--out": "out", "--only": "girgis-fig2", "--seconds": "1",
-    "--workers": "2",
+    "--workers": "2", "--delta0": "1e-6", "--sigma": "1", "--scale": "1",
+    "--groups": "groups.json", "--colluders": "1",
 }
 
 
@@ -384,6 +385,8 @@ def test_an_abbreviated_flag_is_refused(words, base, abbreviated, tmp_path, monk
     exit 2 and one line naming the abbreviation, not a run with the flag guessed."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "matrix.json").write_text("[[0.75, 0.25], [0.25, 0.75]]")
+    (tmp_path / "groups.json").write_text('[{"count": 50, "randomizer": "k-rr", '
+                                          '"epsilon0": 1.0, "k": 3}]')
     argv = [*words, *base, *abbreviated]
     assert main(argv) == 2, argv
     err = capsys.readouterr().err.strip().splitlines()

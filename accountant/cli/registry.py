@@ -66,6 +66,23 @@ PROTOCOLS: tuple[ProtocolEntry, ...] = (
                   "accountant.protocols.k_rr:KRR", ("dp", "rdp", "pure")),
     ProtocolEntry("ldp", "any epsilon0-LDP randomizer (clones pair upper, binary RR lower)",
                   "accountant.protocols.ldp:LDP", ("dp", "rdp", "pure")),
+    ProtocolEntry("approximate-ldp", "any (epsilon0, delta0)-LDP randomizer (clones pair + "
+                  "delta term upper, binary RR with reveal lower)",
+                  "accountant.protocols.approximate_ldp:ApproximateLDP", ("dp", "rdp", "pure")),
+    ProtocolEntry("heterogeneous", "users in groups with different randomizer matrices "
+                  "(--groups FILE: JSON; --colluders)", "accountant.cli.faces.heterogeneous:SPEC",
+                  ("dp", "rdp", "pure")),
+    ProtocolEntry("gaussian-randomizer", "x + N(0, sigma^2) on inputs {0, 1} (blanket upper, "
+                  "threshold lower)", "accountant.protocols.continuous:GaussianRandomizer",
+                  ("dp", "pure")),
+    ProtocolEntry("laplace-randomizer", "x + Laplace(b) on inputs {0, 1} (blanket or clones "
+                  "upper)", "accountant.protocols.continuous:LaplaceRandomizer",
+                  ("dp", "rdp", "pure")),
+    ProtocolEntry("discrete-gaussian-randomizer", "x + discrete Gaussian on inputs {0, 1}",
+                  "accountant.protocols.continuous:DiscreteGaussianRandomizer", ("dp", "pure")),
+    ProtocolEntry("discrete-laplace-randomizer", "x + discrete Laplace(b) on inputs {0, 1}",
+                  "accountant.protocols.continuous:DiscreteLaplaceRandomizer",
+                  ("dp", "rdp", "pure")),
     ProtocolEntry("randomizer", "any local randomizer given as a matrix (--matrix FILE: JSON "
                   "or CSV)", "accountant.cli.faces.randomizer:SPEC", ("dp", "rdp", "pure")),
 )

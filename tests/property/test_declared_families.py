@@ -12,7 +12,13 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 from accountant.errors import ParameterError, PrecisionError
-from accountant.protocols import binary_rr, k_rr, ldp  # noqa: F401 - defines the families
+from accountant.protocols import (  # noqa: F401 - defines the families
+    approximate_ldp,
+    binary_rr,
+    continuous,
+    k_rr,
+    ldp,
+)
 from accountant.protocols.contract import declared, families
 from verify import strategies as S
 

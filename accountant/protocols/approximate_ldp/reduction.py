@@ -22,16 +22,13 @@ from fractions import Fraction
 
 import mpmath
 
-from accountant.domains import DELTA, EPSILON, EPSILON0, N_PAIR, Interval, checked
+from accountant.domains import DELTA, DELTA0, EPSILON, EPSILON0, N_PAIR, checked
 from accountant.numeric.rounding import up
 from accountant.protocols import ldp
 from accountant.result import Direction, Kind, Result, Source
 
 __all__ = ["DELTA0", "delta0_term", "delta_upper", "epsilon_upper", "local_delta_upper"]
 
-# the local randomizers' delta0; 0 is the pure class (family `ldp`), 1 says nothing
-DELTA0 = Interval("delta0", 0.0, 1.0, closed="neither",
-                  note="delta0 = 0 is the pure class: use the ldp family")
 
 _METHOD = "protocols.approximate_ldp"
 _SOURCE = Source(citation="this library's lemma (total-variation reduction to the clones "

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from accountant.domains import N_PAIR, Interval
+from accountant.domains import DISCRETE_SIGMA, LAPLACE_SCALE, N_PAIR, SIGMA
 from accountant.protocols import ldp
 from accountant.protocols.continuous import blanket, threshold
 from accountant.protocols.continuous.laws import (
@@ -31,16 +31,7 @@ __all__ = ["NoiseRandomizer", "GaussianRandomizer", "LaplaceRandomizer",
            "DiscreteGaussianRandomizer", "DiscreteLaplaceRandomizer", "SIGMA", "LAPLACE_SCALE",
            "DISCRETE_SIGMA"]
 
-# Bounded so that the blanket's terms e^(log-ratio) stay far inside float range: the grid
-# reaches t ~ 40 sigma, where the Gaussian log-ratio is t/sigma^2 ~ 40/sigma.
-SIGMA = Interval("sigma", 0.1, 1e4, closed="both",
-                 note="the Gaussian blanket's terms grow like e^(40/sigma)")
-LAPLACE_SCALE = Interval("scale", 0.02, 1e4, closed="both",
-                         note="a Laplace randomizer with b < 0.02 is more than 50-LDP")
-# the discrete Gaussian's CDF is a sum over 81 sigma integers: its float error stays within
-# the stated model up to sigma = 100
-DISCRETE_SIGMA = Interval("sigma", 0.1, 100.0, closed="both",
-                          note="the discrete Gaussian CDF is summed over 81 sigma integers")
+# (the noise domains SIGMA, LAPLACE_SCALE, DISCRETE_SIGMA are declared in accountant.domains)
 
 _NO_PAIR = ("no dominating pair: the blanket bound is a per-round certified delta(epsilon), "
             "not a pair the PLD engine can compose (docs/continuous-randomizers.md"

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from accountant.divergence import delta_bracket, epsilon_bracket, renyi_divergence
-from accountant.domains import COUNT
+from accountant.domains import Interval
 from accountant.errors import ParameterError
 from accountant.pairs import clones
 from accountant.pairs import heterogeneous_clones as hc
@@ -39,6 +39,12 @@ _LOWER = Source(citation="one neighbouring pair of the heterogeneous view",
                         "n), or x' with the count of output y (docs/heterogeneous.md#lower-end)")
 
 
+# at most the users the library handles at all (N_USERS): a larger count is refused when the
+# flag is read, before the groups file is
+_COLLUDERS = Interval("colluders", 0, 1e10, closed="both", integer=True,
+                      note="colluders are users: at most 1e10, and fewer than the users")
+
+
 @dataclass(frozen=True)
 class HeterogeneousRandomizer(Mechanism):
     """Groups of users, each group with its own local randomizer matrix, shuffled together.
@@ -56,7 +62,7 @@ class HeterogeneousRandomizer(Mechanism):
     """
 
     groups: tuple[Group, ...]
-    colluders: int | None = param(COUNT.named("colluders"),
+    colluders: int | None = param(_COLLUDERS,
                                   "users whose messages the analyzer knows (default 0)",
                                   optional=True)
     # the lower end's views, built once per object (a cache, not a parameter)
