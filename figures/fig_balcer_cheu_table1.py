@@ -366,14 +366,20 @@ def run(out_dir: Path, quick: bool) -> list[Path]:
     rows = compute(QUICK_DS, trials=5) if quick else compute()
     return FILES.write(
         out_dir, _plot(rows), header=HEADER, rows=rows,
-        comments=["Balcer-Cheu ITC 2020 Table 1, three of its six rows measured: simultaneous "
-                  "error of normalised frequencies (mean and sd over seeded trials)",
-                  "local: k-RR at epsilon; shuffled: hist_fast with the paper's p for (eps/2, "
-                  "delta/2) (Thm 3.2(i): (eps, delta)-DP); central: DLap(eps/2) per bin (eps-DP)",
+        comments=["Balcer-Cheu ITC 2020 Table 1, its rows except the two multi-message [13] "
+                  "ones measured: simultaneous error of normalised frequencies (mean and sd "
+                  "over seeded trials)",
+                  "local: k-RR and Hadamard response at epsilon; shuffled: hist_fast with the "
+                  "paper's p for (eps/2, delta/2) (Thm 3.2(i): (eps, delta)-DP), and [8]'s "
+                  "binary RR bit per coordinate at the largest certified epsilon0; central: "
+                  "DLap(eps/2) per bin (eps-DP) and the stability histogram (Laplace(2/eps), "
+                  "threshold 1 + (2/eps) ln(2/delta))",
                   f"dataset: n/2 users at value 1, rest even; seed {SEED}; parameters ours"])
 
 
 FIGURE = FigureSpec("bc-table1", "Balcer and Cheu, ITC 2020",
-                    "three of Table 1's rows measured: simultaneous histogram error vs d for "
-                    "local k-RR, the shuffled histogram and central discrete Laplace at one "
-                    "(eps, delta)", run, FILES.see)
+                    "Table 1's rows measured except the two multi-message [13] rows: "
+                    "simultaneous histogram error vs d for local k-RR and Hadamard response, "
+                    "the shuffled histogram, [8]'s shuffled RR per coordinate and the central "
+                    "discrete Laplace and stability histograms at one (eps, delta)", run,
+                    FILES.see)
