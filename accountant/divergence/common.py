@@ -174,12 +174,14 @@ def exp_down(log_x: float) -> float | mpmath.mpf:
 
 
 def _exp_times(log_x: float, factor: float) -> float | mpmath.mpf:
-    # exp(log_x) times a rounding factor: a float above the subnormal range, else an mpf
+    # exp(log_x) times a rounding factor: a float between the subnormal range and overflow,
+    # else an mpf (above e^709 math.exp raised a bare OverflowError; an mpf keeps a lower end
+    # finite and below the truth)
     if log_x == -math.inf:
         return 0.0
     if log_x == math.inf:
         return math.inf
-    if log_x > -700.0:
+    if -700.0 < log_x < 709.0:
         return math.exp(log_x) * factor
     return mpmath.exp(mpmath.mpf(log_x)) * factor
 
