@@ -585,6 +585,9 @@ class Truth:
         ceiling_pairs: pairs whose maximum is an upper bound on the truth (a dominating
             pair computed by the oracle), or None.
         infinite: the Renyi and max-divergences are +inf (support mismatch).
+        ceiling: eps -> an upper bound on the true delta(eps) (e.g. the differing user's
+            own report's curve, of which every shuffled view is a post-processing), or None.
+        max_infinite: the max-divergence alone is +inf (an unbounded likelihood ratio).
     """
 
     pairs: list = field(default_factory=list)
@@ -592,6 +595,8 @@ class Truth:
     epsilon0: Any = None
     ceiling_pairs: list | None = None
     infinite: bool = False
+    ceiling: Callable[[Any], Any] | None = None
+    max_infinite: bool = False
 
     def delta_low(self, e: Any) -> Any:
         return max((oracle.hockey_stick(P, Q, e) for P, Q in self.pairs),
@@ -605,10 +610,12 @@ class Truth:
             out = min(out, oracle.ldp_delta_ceiling(self.epsilon0, e))
         if self.ceiling_pairs is not None:
             out = min(out, max(oracle.hockey_stick(P, Q, e) for P, Q in self.ceiling_pairs))
+        if self.ceiling is not None:
+            out = min(out, self.ceiling(e))
         return out
 
     def divergence_low(self, alpha: Any) -> Any:
-        if self.infinite:
+        if self.infinite or (self.max_infinite and alpha == math.inf):
             return mpmath.inf
         if alpha == math.inf:
             return max((oracle.max_divergence(P, Q) for P, Q in self.pairs),
@@ -617,7 +624,7 @@ class Truth:
                    default=mpmath.mpf(0))
 
     def divergence_high(self, alpha: Any) -> Any:
-        if self.infinite or self.exact:
+        if self.infinite or self.exact or (self.max_infinite and alpha == math.inf):
             return self.divergence_low(alpha)
         out = mpmath.inf
         if self.epsilon0 is not None:
@@ -666,6 +673,308 @@ def mechanism_rows(family: str, args: dict[str, Any]) -> list | None:
     if family == "ldp":
         return strategies.ldp_member_rows(args["member"], args["epsilon0"])
     return None
+
+
+# ------------------------------------------------------------------ issue 24's families
+# Oracle-side models of the new families, in plain mpmath and fractions (nothing from
+# `accountant`): each is derived from the family's definition, not from its code.
+def reveal_rows(epsilon0: Any, delta0: Any) -> list[list[Any]]:
+    """The canonical (epsilon0, delta0) pair as a randomizer on inputs {0, 1}: with
+    probability delta0 reveal the input (outputs bottom_0 / bottom_1), else binary RR.
+
+    Every (epsilon0, delta0)-indistinguishable pair of laws is a post-processing of these
+    two rows (Kairouz, Oh, Viswanath 2015), so their hockey-stick curve bounds the delta of
+    every (epsilon0, delta0)-LDP report, and the randomizer itself is in the class.
+
+    Args:
+        epsilon0: > 0.
+        delta0: in (0, 1).
+
+    Returns:
+        Two rows of mpf on the outputs (bottom_0, 0, 1, bottom_1).
+    """
+    g = mpmath.exp(mpmath.mpf(epsilon0))
+    d = mpmath.mpf(delta0)
+    w, w1 = g / (g + 1), 1 / (g + 1)
+    zero = mpmath.mpf(0)
+    return [[d, (1 - d) * w, (1 - d) * w1, zero], [zero, (1 - d) * w1, (1 - d) * w, d]]
+
+
+def _approximate_ldp_truth(args: dict[str, Any], oracle_n: int) -> Truth:
+    n, e0, d0 = args["n"], args["epsilon0"], args["delta0"]
+    rows = reveal_rows(e0, d0)
+    # any n: "did some user output bottom_1" (others hold 0, the differing user 1 or 0) has
+    # masses delta0 against 0; binary RR at epsilon0 is in the class
+    e = mpmath.exp(mpmath.mpf(e0))
+    low = 1 / (e + 1)
+    pairs = [([mpmath.mpf(d0), 1 - mpmath.mpf(d0)], [mpmath.mpf(0), mpmath.mpf(1)]),
+             oracle.no_report_pair(n, e * low, low, low, e * low)]
+    if n <= oracle_n:  # every neighbouring pair of the reveal member and of binary RR
+        pairs += oracle.matrix_pairs(rows, n) + oracle.binary_rr_pairs(n, e0)
+    return Truth(pairs, False, None, ceiling_pairs=[(rows[0], rows[1])], infinite=True)
+
+
+@dataclass(frozen=True)
+class NoiseModel:
+    """A noise law Z of a `NoiseRandomizer` family (reports x + Z, x in {0, 1}).
+
+    Attributes:
+        kind: "gaussian", "laplace", "discrete_gaussian" or "discrete_laplace".
+        scale: sigma or b.
+    """
+
+    kind: str
+    scale: float
+
+    @property
+    def discrete(self) -> bool:
+        return self.kind.startswith("discrete")
+
+    def _dg_table(self) -> tuple[int, list[Any]]:
+        return _discrete_gaussian_table(self.scale, mpmath.mp.dps)
+
+    def cdf(self, t: Any) -> Any:
+        """P(Z <= t) (t an integer for the discrete laws)."""
+        s = mpmath.mpf(self.scale)
+        t = mpmath.mpf(t)
+        if self.kind == "gaussian":
+            return mpmath.ncdf(t / s)
+        if self.kind == "laplace":
+            return mpmath.exp(t / s) / 2 if t < 0 else 1 - mpmath.exp(-t / s) / 2
+        if self.kind == "discrete_laplace":
+            p = mpmath.exp(-1 / s)
+            return p ** (-t) / (1 + p) if t < 0 else 1 - p ** (t + 1) / (1 + p)
+        top, cum = self._dg_table()
+        k = int(t)
+        return mpmath.mpf(0) if k < -top else (mpmath.mpf(1) if k >= top else cum[k + top])
+
+    def sf(self, t: Any) -> Any:
+        """P(Z > t), without cancellation (the laws are symmetric)."""
+        if self.discrete:
+            return self.cdf(-int(t) - 1)
+        return self.cdf(-mpmath.mpf(t))
+
+    def mass(self, a: Any, b: Any) -> Any:
+        """P(a < Z <= b) for a < b (+-inf allowed), from the nearer tail."""
+        if a == -mpmath.inf:
+            return self.cdf(b) if b != mpmath.inf else mpmath.mpf(1)
+        if b == mpmath.inf:
+            return self.sf(a)
+        # (a difference of two tail masses can be a rounding error below 0 when both are
+        # below the working precision: it is 0 up to that error)
+        return max(self.sf(a) - self.sf(b) if a >= 0 else self.cdf(b) - self.cdf(a), 0)
+
+    def local_delta(self, e: Any) -> Any:
+        """delta(eps) of one report, x = 1 against x = 0 (both orders agree): every
+        shuffled view of a neighbouring pair is a post-processing of it (the other users'
+        reports are independent of the differing user's)."""
+        s, e = mpmath.mpf(self.scale), mpmath.mpf(e)
+        g = mpmath.exp(e)
+        if self.kind == "gaussian":  # Balle and Wang 2018, Theorem 8, sensitivity 1
+            return max(mpmath.ncdf(1 / (2 * s) - e * s) - g * mpmath.ncdf(-1 / (2 * s) - e * s),
+                       mpmath.mpf(0))
+        if self.kind == "laplace":  # integrated over y < (1 - b eps)/2, where p/q > e^eps
+            return max(1 - mpmath.exp((e - 1 / s) / 2), mpmath.mpf(0))
+        if self.kind == "discrete_laplace":  # ratio e^(1/b) on k <= 0, e^(-1/b) above
+            p = mpmath.exp(-1 / s)
+            return max(1 - g * p, mpmath.mpf(0)) / (1 + p)
+        top, cum = self._dg_table()  # sum_k (f(k) - g f(k - 1))_+ over the table
+        pmf = [cum[0]] + [cum[i] - cum[i - 1] for i in range(1, len(cum))]
+        total = mpmath.fsum(max(pmf[i] - g * pmf[i - 1], 0) for i in range(1, len(pmf)))
+        return total + pmf[0] + mpmath.mpf(10) ** -300  # k = -top and the table's cut
+
+    def thresholds(self) -> list[Any]:
+        """Cut points of the binned reports: 0, 1 and 0.5 + scale c (integers if discrete)."""
+        s = mpmath.mpf(self.scale)
+        ts = {mpmath.mpf(0), mpmath.mpf(1)}
+        ts |= {mpmath.mpf("0.5") + s * c for c in (-4, -1.5, -0.5, 0.5, 1.5, 4)}
+        if self.discrete:
+            ts = {mpmath.floor(t) for t in ts}
+        return sorted(ts)
+
+    def binned_rows(self) -> list[list[Any]]:
+        """The randomizer followed by binning at `thresholds` (a post-processing of each
+        report, which commutes with the shuffle)."""
+        edges = [-mpmath.inf, *self.thresholds(), mpmath.inf]
+        return [[self.mass(a - x, b - x) for a, b in zip(edges, edges[1:], strict=False)]
+                for x in (0, 1)]
+
+
+_DG_TABLES: dict[tuple[float, int], tuple[int, list[Any]]] = {}
+
+
+def _discrete_gaussian_table(sigma: float, dps: int) -> tuple[int, list[Any]]:
+    """(top, cumulative masses of k = -top..top) of the discrete Gaussian, the mass beyond
+    |k| > top = 40 sigma + 40 being below e^-800."""
+    key = (sigma, dps)
+    if key not in _DG_TABLES:
+        s2 = 2 * mpmath.mpf(sigma) ** 2
+        top = int(math.ceil(40 * sigma)) + 40
+        w = [mpmath.exp(-mpmath.mpf(k) ** 2 / s2) for k in range(-top, top + 1)]
+        cum, acc = [], mpmath.mpf(0)
+        for x in w:
+            acc += x
+            cum.append(acc)
+        cum = [x / acc for x in cum]  # nondecreasing, the last exactly 1
+        _DG_TABLES[key] = (top, cum)
+    return _DG_TABLES[key]
+
+
+_NOISE_KINDS = {"GaussianRandomizer": ("gaussian", "sigma"),
+                "LaplaceRandomizer": ("laplace", "scale"),
+                "DiscreteGaussianRandomizer": ("discrete_gaussian", "sigma"),
+                "DiscreteLaplaceRandomizer": ("discrete_laplace", "scale")}
+
+
+def _noise_truth(args: dict[str, Any], oracle_n: int) -> Truth:
+    kind, key = _NOISE_KINDS[args["_family"]]
+    law = NoiseModel(kind, float(args[key]))
+    n = args["n"]
+    pairs = []
+    for t in law.thresholds():  # any n: did some user report above t (or at most t)
+        pairs.append(oracle.no_report_pair(n, law.sf(t - 1), law.sf(t), law.cdf(t - 1),
+                                           law.cdf(t)))
+        pairs.append(oracle.no_report_pair(n, law.cdf(t), law.cdf(t - 1), law.sf(t),
+                                           law.sf(t - 1)))
+    if n <= oracle_n:
+        pairs += oracle.matrix_pairs(law.binned_rows(), n)
+    laplace = kind in ("laplace", "discrete_laplace")
+    return Truth(pairs, False, 1 / mpmath.mpf(law.scale) if laplace else None,
+                 ceiling=law.local_delta, max_infinite=not laplace)
+
+
+def heterogeneous_pairs(groups: list[tuple[int, list[list[Any]]]], colluders: int,
+                        ) -> list[tuple[list, list]]:
+    """Every neighbouring pair's view of shuffled users in groups with their own matrices:
+    the honest users (any choice of `colluders` colluding users) are in the view, the
+    differing user among them; both orders are listed.
+
+    Args:
+        groups: (count, rows) per group, common alphabets.
+        colluders: users whose messages the analyzer knows (removed from the view).
+
+    Returns:
+        The list of (P, Q).
+    """
+    import itertools
+
+    k = len(groups[0][1])
+    mp = [[[mpmath.mpf(v.numerator) / v.denominator if isinstance(v, Fraction) else
+            mpmath.mpf(v) for v in row] for row in rows] for _, rows in groups]
+    n = sum(c for c, _ in groups)
+    seen, out = set(), []
+    for honest in itertools.product(*(range(c + 1) for c, _ in groups)):
+        if sum(honest) != n - colluders:
+            continue
+        for g, h in enumerate(honest):
+            if h == 0:
+                continue
+            rest = [h - (i == g) for i, h in enumerate(honest)]
+            for others in itertools.product(*(itertools.combinations_with_replacement(
+                    range(k), r) for r in rest)):
+                for x in range(k):
+                    for x1 in range(k):
+                        key = (g, x, x1, others)
+                        if x == x1 or key in seen:
+                            continue
+                        seen.add(key)
+                        base = [(mp[i], y) for i, ys in enumerate(others) for y in ys]
+                        out.append(oracle._aligned(_users_law(base + [(mp[g], x)]),
+                                                   _users_law(base + [(mp[g], x1)])))
+    return out
+
+
+def _users_law(users: list[tuple[list[list[Any]], int]]) -> dict[tuple[int, ...], Any]:
+    """The law of the histogram of the users' outputs, each (rows, input) its own."""
+    m = len(users[0][0][0])
+    law: dict[tuple[int, ...], Any] = {(0,) * m: mpmath.mpf(1)}
+    for rows, x in users:
+        nxt: dict[tuple[int, ...], Any] = {}
+        for hist, pr in law.items():
+            for y, r in enumerate(rows[x]):
+                if r != 0:
+                    h = hist[:y] + (hist[y] + 1,) + hist[y + 1:]
+                    nxt[h] = nxt.get(h, mpmath.mpf(0)) + pr * r
+        law = nxt
+    return law
+
+
+def _heterogeneous_truth(args: dict[str, Any], oracle_n: int) -> Truth:
+    groups = [(c, rows) for c, rows in args["groups"]]
+    n = sum(c for c, _ in groups)
+    colluders = min(args["colluders"] or 0, n - 1)
+    e0 = mpmath.mpf(0)  # the largest epsilon0 of a group that can hold the differing user
+    for c, rows in groups:
+        if c == 0:
+            continue
+        for col in zip(*rows, strict=True):
+            if max(col) > 0:
+                r = max(col) / min(col)
+                e0 = max(e0, mpmath.log(mpmath.mpf(r.numerator) / r.denominator))
+    if n - colluders <= oracle_n:
+        return Truth(heterogeneous_pairs(groups, colluders), True, e0)
+    return Truth([], False, e0)
+
+
+def countmin_pair(N: int, w: int, d: int) -> tuple[list, list]:
+    """The count-min sketch's pair (public fully random hashes) from its definition: k ~
+    Bin(d, 1 - 1/w) rows separate x and x' (k is public); in a separating row the N noise
+    messages put s ~ Bin(N, 2/w) into the two cells, each into h(x)'s w.p. 1/2, so the
+    count u of h(x)'s cell is 1 + Bin(s, 1/2) under x and Bin(s, 1/2) under x'. Each row is
+    reduced exactly to its likelihood ratio u / (s + 1 - u) (a sufficient statistic), in
+    fractions, and the k rows multiplied.
+
+    Args:
+        N: noise messages per row (n rho).
+        w: width.
+        d: depth.
+
+    Returns:
+        (P, Q) as mpf lists on the outcomes (k, likelihood ratio).
+    """
+    p = Fraction(2, w)
+
+    def binom(m: int, q: Fraction, j: int) -> Fraction:
+        return Fraction(math.comb(m, j)) * q ** j * (1 - q) ** (m - j) if 0 <= j <= m \
+            else Fraction(0)
+
+    row: dict[Any, list[Fraction]] = {}
+    for s in range(N + 1):
+        ps = binom(N, p, s)
+        for u in range(s + 2):
+            a, b = ps * binom(s, Fraction(1, 2), u - 1), ps * binom(s, Fraction(1, 2), u)
+            key = "inf" if b == 0 else (Fraction(0) if a == 0 else a / b)
+            cell = row.setdefault(key, [Fraction(0), Fraction(0)])
+            cell[0] += a
+            cell[1] += b
+    layers = [{Fraction(1): [Fraction(1), Fraction(1)]}]
+    for _ in range(d):
+        nxt: dict[Any, list[Fraction]] = {}
+        for a1, b1 in layers[-1].values():
+            for a2, b2 in row.values():
+                a, b = a1 * a2, b1 * b2
+                if a == 0 and b == 0:
+                    continue
+                key = "inf" if b == 0 else (Fraction(0) if a == 0 else a / b)
+                cell = nxt.setdefault(key, [Fraction(0), Fraction(0)])
+                cell[0] += a
+                cell[1] += b
+        layers.append(nxt)
+    P, Q = [], []
+    sep = 1 - Fraction(1, w)
+    for k, layer in enumerate(layers):
+        pi = binom(d, sep, k)
+        for a, b in layer.values():
+            P.append(mpmath.mpf((pi * a).numerator) / (pi * a).denominator)
+            Q.append(mpmath.mpf((pi * b).numerator) / (pi * b).denominator)
+    return P, Q
+
+
+def _countmin_truth(args: dict[str, Any], oracle_n: int) -> Truth:
+    N = args["n"] * args["rho"]
+    if N <= oracle_n and args["d"] <= 3:
+        return Truth([countmin_pair(N, args["w"], args["d"])], True, None, infinite=True)
+    return Truth([], False, None, infinite=True)
 
 
 def truth_of(family: str, args: dict[str, Any], oracle_n: int) -> Truth:
@@ -742,6 +1051,14 @@ def truth_of(family: str, args: dict[str, Any], oracle_n: int) -> Truth:
         return Truth(pairs, False, None, ceiling_pairs=[_count_pair(params.noise_tuples,
                                                                     params.tau)],
                      infinite=True)
+    if family == "approximate_ldp":
+        return _approximate_ldp_truth(args, oracle_n)
+    if family == "noise":
+        return _noise_truth(args, oracle_n)
+    if family == "heterogeneous":
+        return _heterogeneous_truth(args, oracle_n)
+    if family == "countmin":
+        return _countmin_truth(args, oracle_n)
     raise ValueError(f"no truth model {family!r}")
 
 
@@ -791,7 +1108,7 @@ def _as_mpf(v: Any) -> Any:
 
 def _epsilon_scale(family: str, args: dict[str, Any]) -> float:
     """The epsilon range a point is drawn in (as a fraction of it)."""
-    if family in ("binary_rr", "k_rr", "ldp"):
+    if family in ("binary_rr", "k_rr", "ldp", "approximate_ldp"):
         return float(args["epsilon0"])
     if family == "zsum":
         n, p = args["n"], args["p"]
@@ -817,11 +1134,12 @@ def mechanism_case(c: Checker, cls: type, args: dict[str, Any], *, epsilon_fract
             (epsilon0 for the LDP families).
         delta: epsilon(delta) is asked at this delta.
         alphas: Renyi orders (inf: the max-divergence through `renyi`).
-        quantities: which numbers to check.
+        quantities: which numbers to check; "compose" adds one run of the mechanism in an
+            `Accountant` (get_delta and get_epsilon against the same truth).
     """
-    from verify.strategies import FAMILIES
+    from verify.strategies import family
 
-    fam = FAMILIES[cls]
+    fam = family(cls)
     name = fam.truth
     check = f"{name}.build"
     c.cases[check] += 1
@@ -842,6 +1160,8 @@ def mechanism_case(c: Checker, cls: type, args: dict[str, Any], *, epsilon_fract
         return
     if name in ("gkm", "ggkpv"):
         args = args | {"_params": mech.parameters}
+    if name == "noise":
+        args = args | {"_family": cls.__name__}
     truth = truth_of(name, args, fam.oracle_n)
     epsilon = epsilon_fraction * _epsilon_scale(name, args)
     if name == "zsum":
@@ -889,6 +1209,39 @@ def mechanism_case(c: Checker, cls: type, args: dict[str, Any], *, epsilon_fract
                 if end is not None:
                     c.between(f"{name}.max.{end.kind.value}", end, lo, hi, d)
             _ordered(c, f"{name}.max", b, d)
+    if "compose" in quantities:
+        _composed(c, name, cls, args, mech, epsilon, delta, H_lo, H_hi)
+
+
+def _composed(c: Checker, name: str, cls: type, args: dict[str, Any], mech: Any,
+              epsilon: float, delta: float, H_lo: Callable[[Any], Any],
+              H_hi: Callable[[Any], Any]) -> None:
+    """One run of the mechanism in an `Accountant`: its get_delta / get_epsilon ends
+    against the same truth (one run is the mechanism itself), or a refusal with the
+    library's own error (counted by `_guarded`)."""
+    from accountant.composition import Accountant
+
+    d = _reproducer(cls, args, "").rstrip(".") + " in Accountant().compose(...)"
+    acc = _guarded(c, f"{name}.compose", lambda: Accountant().compose(mech), d)
+    if acc is None:
+        return
+    b = _guarded(c, f"{name}.compose.delta", lambda: acc.get_delta(epsilon),
+                 d + f": get_delta({epsilon!r})")
+    if b is not None:
+        lo, hi = H_lo(epsilon), H_hi(epsilon)
+        for end in (b.lower, b.upper):
+            if end is not None:
+                c.between(f"{name}.compose.delta.{end.kind.value}", end, lo, hi,
+                          d + f": get_delta({epsilon!r})")
+        _ordered(c, f"{name}.compose.delta", b, d + f": get_delta({epsilon!r})")
+    b = _guarded(c, f"{name}.compose.epsilon", lambda: acc.get_epsilon(delta),
+                 d + f": get_epsilon({delta!r})")
+    if b is not None:
+        for end in (b.lower, b.upper):
+            if end is not None:
+                c.epsilon_between(f"{name}.compose.epsilon.{end.kind.value}", end, H_lo, H_hi,
+                                  delta, d + f": get_epsilon({delta!r})")
+        _ordered(c, f"{name}.compose.epsilon", b, d + f": get_epsilon({delta!r})")
 
 
 @_with_digits
@@ -1195,13 +1548,13 @@ def _strategy_case(rng: random.Random, c: Checker, kind: str) -> str:
             return kind
         ledger_case(c, cls, args, **kw)
         return kind
-    cls = rng.choice(list(S.FAMILIES))
+    cls = rng.choice(list(S.FAMILIES) + list(S.NEW_FAMILIES))
     args = S.sample_args(cls, rng)
     point = {"epsilon_fraction": S.EPSILON_POINT.sample(rng),
              "delta": S.DELTA_POINT.sample(rng),
              "alphas": [S.ALPHA_POINT.sample(rng) for _ in range(rng.randint(1, 3))]}
     quantities = []
-    for quantity in ("delta", "epsilon", "renyi", "max"):
+    for quantity in S.quantities_of(cls):
         reason = S.known_violation(cls, args, quantity, point)
         if reason is None:
             quantities.append(quantity)
