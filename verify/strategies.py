@@ -736,61 +736,20 @@ def _eps0(args: dict[str, Any]) -> float:
     return float(args.get("epsilon0", 0.0))
 
 
-def _inverse_scale_rounded(args: dict[str, Any], below: bool) -> bool:
-    """Whether the float 1/b differs from the true 1/b of a drawn scale (below: is less)."""
-    b = Fraction(args["scale"])
-    v = Fraction(1.0 / float(args["scale"]))
-    return v < 1 / b if below else v != 1 / b
 
 
-def _laplace_epsilon0_rounded(cls: type, args: dict[str, Any], quantity: str,
-                              point: dict[str, Any]) -> bool:
-    if cls not in (LaplaceRandomizer, DiscreteLaplaceRandomizer):
-        return False
-    if quantity == "max" or (quantity == "renyi" and math.inf in point.get("alphas", ())):
-        return _inverse_scale_rounded(args, below=False)
-    return _inverse_scale_rounded(args, below=True)
 
 
-def _tiny_matrix_epsilon0(cls: type, args: dict[str, Any], quantity: str,
-                         point: dict[str, Any]) -> bool:
-    """Whether a drawn matrix (of a heterogeneous group with users, or of a randomizer) has
-    a largest column ratio within 1e-12 of 1 (an epsilon0 below ~1e-12)."""
-    if cls is HeterogeneousRandomizer:
-        matrices = [Matrix.normalise(rows) for c, rows in args["groups"] if c > 0]
-    elif cls is RandomizerMechanism and not below_float_range(args):
-        matrices = [Matrix.normalise(args["matrix"])]
-    else:
-        return False
-    for rows in matrices:
-        for col in zip(*rows, strict=True):
-            if min(col) > 0 and 1 < max(col) / min(col) < 1 + Fraction(1, 10 ** 12):
-                return True
-    return False
 
 
 KNOWN_VIOLATIONS: list[KnownViolation] = [
-    # Found by the heterogeneous draws (slow slice): a matrix's epsilon0 near 0 is computed
-    # with a relative error ~1e-8 in either direction, so the max-divergence upper end (and
-    # every number built on epsilon0) can be below the truth.
-    KnownViolation(
-        "Randomizer.from_rows([[1/2 + g, 1/2 - g], [1/2 - g, 1/2 + g]]) with g = "
-        "Fraction(1, 10**34): epsilon0 == 3.999999957215668e-34 < log((1/2 + g)/(1/2 - g)) "
-        "= 4.0e-34 (RandomizerMechanism and HeterogeneousRandomizer max_divergence upper)",
-        _tiny_matrix_epsilon0),
     # the four found earlier by this suite (binary-RR memory at n = 1e9, sub-float matrix
     # entries, k-RR's lower end at k >= 1e5, clones Renyi at order 1e4) are fixed and kept
     # as regressions in tests/property/test_known_violations.py.
-    # Found by the new families' draws (tests/property/test_new_families.py): the (discrete)
-    # Laplace randomizer's epsilon0 is the float 1.0 / b rounded to nearest, so when it
-    # rounds down the max-divergence (labelled EXACT) and the clones pair's upper ends are
-    # below the truth (by < 1 ulp of 1/b); when it rounds up the EXACT max-divergence is
-    # above it.
-    KnownViolation(
-        "LaplaceRandomizer(n=3, scale=1694.2626724825548).max_divergence().upper.value "
-        "== 0.0005902272512058171 < 1/b = 0.000590227251205817175029... (also "
-        "epsilon_for_delta(1e-300).upper; DiscreteLaplaceRandomizer the same)",
-        _laplace_epsilon0_rounded),
+    # Found by the new families' draws and fixed the same day, kept as regressions in
+    # tests/property/test_new_families.py: the (discrete) Laplace randomizer's epsilon0 was
+    # 1.0 / b to nearest (below 1/b at b = 1694.2626724825548), a matrix's epsilon0 near 0
+    # lost digits (4e-34 came out 3.999999957e-34).
     # a crash on a valid input: the Gaussian blanket's epsilon(delta) at the domain's edge
     # sigma = 0.1 and delta <= 1e-200 (randomizer/blanket.py positive_part_mean: log2 of inf)
     KnownViolation(

@@ -44,5 +44,6 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--seconds", type=real(_SECONDS), default=60.0,
                         help="time budget in seconds, in (0, 86400] (default 60)")
     parser.add_argument("--no-symbolic", dest="symbolic", action="store_false",
-                        help="skip the sympy identity checks (about 5 s of the budget)")
+                        help="skip the sympy identity checks (about 5 s, run before the "
+                             "budget starts)")
     parser.set_defaults(handler=_handle)

@@ -108,9 +108,19 @@ def test_the_new_families_are_drawn_from_their_declared_domains() -> None:
 
 
 # ------------------------------------------------------------------ the checks can fail
-def test_a_laplace_upper_end_below_one_over_b_is_caught() -> None:
-    """The noise truth is not vacuous: an upper end of epsilon0 = 1/b rounded down (the
-    violation found here) is reported, by the max-divergence and by epsilon(1e-300)."""
+def test_a_laplace_upper_end_below_one_over_b_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The noise truth is not vacuous: the library's old epsilon0 = 1.0 / b to nearest (below
+    1/b at this b, the violation found here and fixed), planted back, is reported by the
+    max-divergence and by epsilon(1e-300)."""
+    from accountant.result import Bracket, Direction, Kind, Result
+
+    def old_max(self: LaplaceRandomizer) -> Bracket:
+        r = Result(quantity="max_divergence", value=1.0 / self.scale, kind=Kind.EXACT,
+                   direction=Direction.MAX, method="planted: 1.0 / b")
+        return Bracket(lower=r, upper=r)
+
+    monkeypatch.setattr(LaplaceRandomizer, "epsilon0", lambda self: 1.0 / self.scale)
+    monkeypatch.setattr(LaplaceRandomizer, "max_divergence", old_max)
     checker = sc.Checker(skip_known=False)
     sc.mechanism_case(checker, LaplaceRandomizer, {"n": 3, "scale": 1694.2626724825548},
                       epsilon_fraction=0.5, delta=1e-300, alphas=[2.0],
@@ -147,12 +157,12 @@ def test_the_oracle_models_agree_with_closed_forms() -> None:
             assert abs(a - b) < mpmath.mpf(10) ** -15
 
 
-@pytest.mark.xfail(strict=True, reason=S.known_reproducer("LaplaceRandomizer(n=3"))
 @pytest.mark.parametrize("cls", [LaplaceRandomizer, DiscreteLaplaceRandomizer],
                          ids=lambda c: c.__name__)
 def test_laplace_epsilon0_rounded_below_one_over_b(cls: type) -> None:
-    """Found here, not fixed: epsilon0 = 1.0 / b rounded to nearest is below the true 1/b
-    at b = 1694.2626724825548, so the EXACT max-divergence and the clones pair's
+    """Found here and fixed (epsilon0 is now 1/b rounded up, the max-divergence the rational
+    1/b): epsilon0 = 1.0 / b rounded to nearest was below the true 1/b at
+    b = 1694.2626724825548, so the EXACT max-divergence and the clones pair's
     epsilon(1e-300) upper end are below the truth (the max-divergence is exactly 1/b: the
     event "every output >= 1")."""
     checker = sc.Checker(skip_known=False)
@@ -193,11 +203,11 @@ def test_heterogeneous_composed_bracket_in_order() -> None:
     assert not checker.violations, [str(v) for v in checker.violations]
 
 
-@pytest.mark.xfail(strict=True, reason=S.known_reproducer("Fraction(1, 10**34)"))
 def test_matrix_epsilon0_near_zero_is_not_below_the_truth() -> None:
-    """Found here (slow slice), not fixed: a matrix whose rows differ by 1e-34 has epsilon0
-    4e-34; the library's is 3.999999957e-34, and the heterogeneous max-divergence upper end
-    built on it is below the exact worst case (one group, two users)."""
+    """Found here (slow slice) and fixed (log1p of the exact ratio - 1 at 50 digits): a matrix
+    whose rows differ by 1e-34 has epsilon0 4e-34; the library's was 3.999999957e-34, and the
+    heterogeneous max-divergence upper end built on it was below the exact worst case (one
+    group, two users)."""
     h, g = Fraction(1, 2), Fraction(1, 10 ** 34)
     rows = [[h + g, h - g], [h - g, h + g]]
     checker = sc.Checker(skip_known=False)

@@ -12,9 +12,11 @@ import abc
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import ClassVar
 
 from accountant.domains import DISCRETE_SIGMA, LAPLACE_SCALE, N_PAIR, SIGMA
+from accountant.numeric import rounding
 from accountant.protocols import ldp
 from accountant.protocols.continuous import blanket, threshold
 from accountant.protocols.continuous.laws import (
@@ -102,7 +104,9 @@ class NoiseRandomizer(Mechanism):
         the special pair attains it when every output is >= 1); +inf exactly for (discrete)
         Gaussian noise (the special pair's ratio on "every output > t" is unbounded in t)."""
         e0 = self.epsilon0()
-        r = Result(quantity="max_divergence", value=math.inf if e0 is None else e0,
+        # exactly 1/b as a rational (epsilon0() is its float rounded up)
+        exact = math.inf if e0 is None else Fraction(1) / Fraction(self.scale)  # type: ignore[attr-defined]
+        r = Result(quantity="max_divergence", value=exact,
                    kind=Kind.EXACT, direction=Direction.MAX, source=_PURE,
                    method=f"protocols.continuous ({self.law().name}: "
                           + ("unbounded likelihood ratio)" if e0 is None
@@ -141,8 +145,9 @@ class LaplaceRandomizer(NoiseRandomizer):
         return LaplaceLaw(self.scale)
 
     def epsilon0(self) -> float:
-        """1/b."""
-        return 1.0 / self.scale
+        """1/b rounded up (1.0 / b to nearest fell below 1/b, e.g. at b = 1694.2626724825548:
+        every bound built on it must hold for the true epsilon0)."""
+        return rounding.up(Fraction(1) / Fraction(self.scale))
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,5 +180,6 @@ class DiscreteLaplaceRandomizer(NoiseRandomizer):
         return DiscreteLaplaceLaw(self.scale)
 
     def epsilon0(self) -> float:
-        """1/b."""
-        return 1.0 / self.scale
+        """1/b rounded up (1.0 / b to nearest fell below 1/b, e.g. at b = 1694.2626724825548:
+        every bound built on it must hold for the true epsilon0)."""
+        return rounding.up(Fraction(1) / Fraction(self.scale))
