@@ -22,6 +22,7 @@ from typing import Any
 import mpmath
 
 __all__ = [
+    "aligned",
     "digits",
     "binomial_pmf",
     "convolve",
@@ -636,7 +637,17 @@ def histogram_law(rows: Sequence[Sequence[Number]], dataset: Sequence[int],
     return out
 
 
-def _aligned(a: dict, b: dict) -> tuple[list[mpmath.mpf], list[mpmath.mpf]]:
+def aligned(a: dict, b: dict) -> tuple[list[mpmath.mpf], list[mpmath.mpf]]:
+    """Two laws given as {outcome: mass} dicts as two aligned lists over the union of their
+    outcomes (0 where a law has none).
+
+    Args:
+        a: the first law.
+        b: the second law.
+
+    Returns:
+        (masses of a, masses of b), in the sorted order of the outcomes.
+    """
     keys = sorted(set(a) | set(b))
     zero = mpmath.mpf(0)
     return [a.get(k, zero) for k in keys], [b.get(k, zero) for k in keys]
@@ -654,7 +665,7 @@ def shuffled_pair(rows: Sequence[Sequence[Number]], first: Sequence[int],
     Returns:
         Two aligned lists of probabilities.
     """
-    return _aligned(histogram_law(rows, first, drop), histogram_law(rows, second, drop))
+    return aligned(histogram_law(rows, first, drop), histogram_law(rows, second, drop))
 
 
 def neighbouring_datasets(inputs: int, n: int, *, symbols: int | None = None

@@ -879,7 +879,7 @@ def heterogeneous_pairs(groups: list[tuple[int, list[list[Any]]]], colluders: in
                             continue
                         seen.add(key)
                         base = [(mp[i], y) for i, ys in enumerate(others) for y in ys]
-                        out.append(oracle._aligned(_users_law(base + [(mp[g], x)]),
+                        out.append(oracle.aligned(_users_law(base + [(mp[g], x)]),
                                                    _users_law(base + [(mp[g], x1)])))
     return out
 
