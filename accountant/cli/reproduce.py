@@ -77,7 +77,7 @@ def register(subparsers: Any) -> None:
                    help="output directory (PNG, CSV, audit.md, index.md, index.json; created "
                         "with its parents)")
     p.add_argument("--quick", action="store_true",
-                   help="smaller grids and coarser settings, so numbers can differ (about 11 s "
+                   help="smaller grids and coarser settings, so numbers can differ (about 14 s "
                         "on 2 cores)")
     p.add_argument("--only", default=None,
                    help="comma-separated figure names (see --list; 'audit' is the report)")
