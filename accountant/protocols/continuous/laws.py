@@ -74,8 +74,11 @@ class NoiseLaw:
         (its privacy loss is close to Gaussian with variance chi^2/n).
 
         Returns:
-            The chi-square divergence between the two output laws (a float evaluation).
+            The chi-square divergence between the two output laws (a float evaluation; on
+            the integers by summation, continuous laws give a closed form).
         """
+        if self.integer:
+            return _chi_square_sum(self)
         raise NotImplementedError
 
     def shuffle_index(self) -> float:
@@ -84,8 +87,10 @@ class NoiseLaw:
         docs/continuous-randomizers.md#shuffle-index). kappa >= chi^2.
 
         Returns:
-            kappa (a float evaluation, not a certified bound).
+            kappa (a float evaluation, not a certified bound; on the integers by summation).
         """
+        if self.integer:
+            return _shuffle_index_sum(self)
         raise NotImplementedError
 
 
@@ -233,22 +238,6 @@ class DiscreteLaplaceLaw(NoiseLaw):
         y = np.asarray(y, dtype=float)
         return (np.abs(y - 1.0) - np.abs(y)) / self.scale
 
-    def chi_square(self) -> float:
-        """By summation over the integers.
-
-        Returns:
-            chi^2 of the law shifted by 1 against the law.
-        """
-        return _chi_square_sum(self)
-
-    def shuffle_index(self) -> float:
-        """By summation over the integers.
-
-        Returns:
-            kappa = sum (f_0 - f_1)^2 / min(f_0, f_1).
-        """
-        return _shuffle_index_sum(self)
-
 
 @dataclass(frozen=True, slots=True)
 class DiscreteGaussianLaw(NoiseLaw):
@@ -291,22 +280,6 @@ class DiscreteGaussianLaw(NoiseLaw):
             log f_0(y)/f_1(y) at integers (its linear interpolation elsewhere).
         """
         return (1.0 - 2.0 * np.asarray(y, dtype=float)) / (2.0 * self.scale ** 2)
-
-    def chi_square(self) -> float:
-        """By summation over the integers.
-
-        Returns:
-            chi^2 of the law shifted by 1 against the law.
-        """
-        return _chi_square_sum(self)
-
-    def shuffle_index(self) -> float:
-        """By summation over the integers.
-
-        Returns:
-            kappa = sum (f_0 - f_1)^2 / min(f_0, f_1).
-        """
-        return _shuffle_index_sum(self)
 
 
 def _pmfs(law: NoiseLaw) -> tuple[np.ndarray, np.ndarray]:

@@ -29,7 +29,7 @@ from accountant.protocols.continuous.laws import (
 from accountant.protocols.contract import Mechanism, brackets_by_order, param
 from accountant.result import Bracket, Direction, Kind, Result, Source
 
-__all__ = ["NoiseRandomizer", "GaussianRandomizer", "LaplaceRandomizer",
+__all__ = ["NoiseRandomizer", "inverse_scale_up", "GaussianRandomizer", "LaplaceRandomizer",
            "DiscreteGaussianRandomizer", "DiscreteLaplaceRandomizer", "SIGMA", "LAPLACE_SCALE",
            "DISCRETE_SIGMA"]
 
@@ -114,6 +114,20 @@ class NoiseRandomizer(Mechanism):
         return Bracket(lower=r, upper=r)
 
 
+
+def inverse_scale_up(scale: float) -> float:
+    """epsilon0 = 1/b of (discrete) Laplace noise, rounded up: 1.0 / b to nearest fell below
+    1/b (e.g. at b = 1694.2626724825548), and every bound built on it must hold for the true
+    epsilon0.
+
+    Args:
+        scale: b > 0.
+
+    Returns:
+        The smallest float >= 1/b.
+    """
+    return rounding.up(Fraction(1) / Fraction(scale))
+
 @dataclass(frozen=True, slots=True)
 class GaussianRandomizer(NoiseRandomizer):
     """n users each report x + N(0, sigma^2) for x in {0, 1}, shuffled (worst case over
@@ -145,9 +159,8 @@ class LaplaceRandomizer(NoiseRandomizer):
         return LaplaceLaw(self.scale)
 
     def epsilon0(self) -> float:
-        """1/b rounded up (1.0 / b to nearest fell below 1/b, e.g. at b = 1694.2626724825548:
-        every bound built on it must hold for the true epsilon0)."""
-        return rounding.up(Fraction(1) / Fraction(self.scale))
+        """1/b rounded up (`inverse_scale_up`)."""
+        return inverse_scale_up(self.scale)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +193,5 @@ class DiscreteLaplaceRandomizer(NoiseRandomizer):
         return DiscreteLaplaceLaw(self.scale)
 
     def epsilon0(self) -> float:
-        """1/b rounded up (1.0 / b to nearest fell below 1/b, e.g. at b = 1694.2626724825548:
-        every bound built on it must hold for the true epsilon0)."""
-        return rounding.up(Fraction(1) / Fraction(self.scale))
+        """1/b rounded up (`inverse_scale_up`)."""
+        return inverse_scale_up(self.scale)
