@@ -736,12 +736,6 @@ def _eps0(args: dict[str, Any]) -> float:
     return float(args.get("epsilon0", 0.0))
 
 
-
-
-
-
-
-
 KNOWN_VIOLATIONS: list[KnownViolation] = [
     # the four found earlier by this suite (binary-RR memory at n = 1e9, sub-float matrix
     # entries, k-RR's lower end at k >= 1e5, clones Renyi at order 1e4) are fixed and kept
@@ -749,27 +743,10 @@ KNOWN_VIOLATIONS: list[KnownViolation] = [
     # Found by the new families' draws and fixed the same day, kept as regressions in
     # tests/property/test_new_families.py: the (discrete) Laplace randomizer's epsilon0 was
     # 1.0 / b to nearest (below 1/b at b = 1694.2626724825548), a matrix's epsilon0 near 0
-    # lost digits (4e-34 came out 3.999999957e-34).
-    # a crash on a valid input: the Gaussian blanket's epsilon(delta) at the domain's edge
-    # sigma = 0.1 and delta <= 1e-200 (randomizer/blanket.py positive_part_mean: log2 of inf)
-    KnownViolation(
-        "GaussianRandomizer(n=2, sigma=0.1).epsilon_for_delta(1e-200) raises OverflowError: "
-        "cannot convert float infinity to integer (randomizer/blanket.py, "
-        "positive_part_mean)",
-        lambda cls, args, quantity, point: (
-            cls is GaussianRandomizer and quantity == "epsilon" and args["sigma"] < 0.13
-            and point.get("delta", 1.0) < 1e-170)),
-    # an Accountant bracket out of order (a label, not a number: each end holds against the
-    # oracle): with two or more groups the RDP route's upper end wins, while pair_lower is
-    # still the PLD route's lower end of the composable clones pair (largest epsilon0,
-    # smallest clone probability), which is looser than the mechanism
-    KnownViolation(
-        "Accountant().compose(HeterogeneousRandomizer(groups=(binary_rr_group(1, 4.3), "
-        "binary_rr_group(3, 1.0)))).get_delta(0.1): pair_lower 0.93375 (pld route) > "
-        "upper 0.84499 (rdp route)",
-        lambda cls, args, quantity, point: (
-            cls is HeterogeneousRandomizer and quantity == "compose"
-            and sum(1 for c, _ in args["groups"] if c > 0) >= 2)),
+    # lost digits (4e-34 came out 3.999999957e-34); the Gaussian blanket's epsilon(delta)
+    # crashed at sigma = 0.1, delta <= 1e-200 (an overflowing tilted variance); the
+    # Accountant attached the PLD route's pair_lower beside the RDP route's smaller upper
+    # end (two or more heterogeneous groups), a bracket out of order.
 ]
 
 

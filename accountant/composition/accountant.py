@@ -910,8 +910,11 @@ def _bracket(entries: list[dict[str, Any]], quantity: str, at: float) -> Bracket
         if lower is not None and float(lower) > float(upper):
             raise AccountantError(f"lower end {float(lower)} above upper end {float(upper)}: "
                                   f"{lower.method} vs {upper.method}")
-    pair_lower = next((e["pair_lower_result"] for e in entries if "pair_lower_result" in e),
-                      None)
+    # the dominating pairs' own lower end says how tight the chosen upper end's numerics
+    # are, so it is attached only when that upper end is the PLD route's; beside another
+    # route's (tighter) upper end it could lie above it and read as a crossed bracket
+    pair_lower = next((e["pair_lower_result"] for e in entries
+                       if "pair_lower_result" in e and e.get("result") is upper), None)
     return Bracket(lower=lower, upper=upper,
                    pair_lower=None if pair_lower is None else pair_lower.with_(
                        method=f"[pld, dominating pairs] {pair_lower.method}"),

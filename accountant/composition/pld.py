@@ -312,7 +312,9 @@ def from_clone_pair(pair: ClonePair, width: float, pessimistic: bool,
     c = np.arange(lo, hi + 1, dtype=float)
     log_pi = binomial_logpmf(c, float(N), q)
     # q is e^-eps0 (or 2/(e^eps0+k-1)) rounded: a relative error <= 8u in q and in 1-q
-    err_pi = log_pmf_error(log_pi) + 8 * _U * (c + (N - c) * q / (1 - q)) + ULP_SLACK
+    # (q = 1, epsilon0 = 0: every user is a clone and only c = N has mass; 0 * inf is 0 there)
+    odds = q / (1 - q) if q < 1 else 0.0
+    err_pi = log_pmf_error(log_pi) + 8 * _U * (c + (N - c) * odds) + ULP_SLACK
     m_all = c + 1
     log8 = math.log(8.0 / tail)
     half_width = int(math.ceil(math.sqrt(float(m_all.max()) * log8 / 2.0))) + 1

@@ -141,9 +141,13 @@ def blanket_law(law: NoiseLaw, exp_epsilon: float, *, tail: float = 1e-16) -> Bl
     right_hi = right_hi + slack[:-1] * size_r[:-1] + 1e-300
     mean_left = gamma_f * (ratio - g)
     mean_right = gamma_f * (1 - g * ratio)
-    err_left = gamma_hi * ratio * np.minimum(rel_ratio, 1e300) + 4 * rho * np.abs(mean_left)
-    err_right = g * gamma_hi * ratio * np.minimum(rel_ratio, 1e300) + 4 * rho * np.abs(
-        mean_right)
+    with np.errstate(over="ignore"):
+        # an error that overflows is +inf: the bin's share below then puts all its mass on
+        # the upper point (upward), never a NaN
+        err_left = (gamma_hi * ratio * np.minimum(rel_ratio, 1e300)
+                    + 4 * rho * np.abs(mean_left))
+        err_right = (g * gamma_hi * ratio * np.minimum(rel_ratio, 1e300)
+                     + 4 * rho * np.abs(mean_right))
     pts: list[np.ndarray] = []
     wts: list[np.ndarray] = []
     for lo, hi, mean, err, mass in ((left_lo, left_hi, mean_left, err_left, m_left),

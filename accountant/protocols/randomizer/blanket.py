@@ -263,8 +263,11 @@ def positive_part_mean(d: np.ndarray, d_err: np.ndarray, weights: np.ndarray,
             return np.minimum(out, top + mirror)
         return out
     theta_c = _saddle(hi, weights)
-    sd = math.sqrt(_tilted_variance(hi, weights, theta_c))
-    if not sd > 0:
+    with np.errstate(over="ignore", invalid="ignore"):
+        sd = math.sqrt(_tilted_variance(hi, weights, theta_c))
+    # a variance that overflows (|d| near 1e155 at tiny noise) leaves the fallback, an upper
+    # bound; NaN fails both comparisons
+    if not 0 < sd < math.inf:
         return out
     # lattice step: `resolution` steps per tilted sd, but at most 2^14 steps over the range
     # of d (extreme tilts, far in the tail, where a coarser lattice is still an upper bound)
