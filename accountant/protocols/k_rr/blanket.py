@@ -160,26 +160,34 @@ class _Grid:
 def _grid(pair: BlanketCountPair, others: np.ndarray, log_tail: float) -> _Grid:
 
     q = 2.0 / pair.k
-    rows = []
-    for big_n in others:
-        if q >= 1.0:  # k = 2: s = N + 1 always
-            rows.append((int(big_n), np.array([0.0, -np.inf]), 0.0))
-            continue
-        lo, hi, log_cut = binomial_log_window(int(big_n), q, log_tail)
-        log_pi = binomial_logpmf(np.arange(lo, hi + 2), int(big_n), q)
+    big = np.asarray(others, dtype=np.int64)
+    if q >= 1.0:  # k = 2: s = N + 1 always
+        lo = big.copy()
+        width = np.ones(big.size, dtype=np.int64)
+        log_pi = np.tile(np.array([0.0, -np.inf]), (big.size, 1))
+        dropped = np.zeros(big.size)
+    else:
+        windows = [binomial_log_window(int(b), q, log_tail) for b in big]
+        lo = np.array([w[0] for w in windows], dtype=np.int64)
+        width = np.array([w[1] for w in windows], dtype=np.int64) + 1 - lo  # hi + 1 - lo
+        # log pi(m) for m = lo..hi+1 of every N in one vectorised evaluation (the same
+        # operations elementwise as one call per N), -inf beyond each row's hi + 1
+        cols = np.arange(int(width.max()) + 1)
+        log_pi = np.empty((big.size, cols.size))
+        step = max(1, _CHUNK_CELLS // cols.size)  # rows per call: temporaries near 16 MB
+        for i in range(0, big.size, step):
+            log_pi[i:i + step] = binomial_logpmf(lo[i:i + step, None] + cols[None, :],
+                                                 big[i:i + step, None].astype(float), q)
+        log_pi[cols[None, :] > width[:, None]] = -np.inf
         # slices s = 1..lo carry (w+w') pi(s-1) + w'' pi(s): the cut mass plus
         # w'' pi(lo) (slice s = 0 has P = Q)
-        cut = math.exp(log_cut) if log_cut > -745 else 0.0
-        edge = pair.w_other * math.exp(log_pi[0] + 1e-12) if lo > 0 else 0.0
-        rows.append((lo, log_pi, (cut + edge) * (1 + 1e-12)))
-    width = np.array([r[1].size - 1 for r in rows], dtype=np.int64)
-    log_pi = np.full((len(rows), int(width.max()) + 1), -np.inf)
-    for i, r in enumerate(rows):
-        log_pi[i, :r[1].size] = r[1]
+        log_cut = np.array([w[2] for w in windows])
+        with np.errstate(under="ignore"):
+            cut = np.where(log_cut > -745, np.exp(np.maximum(log_cut, -745.0)), 0.0)
+            edge = np.where(lo > 0, pair.w_other * np.exp(log_pi[:, 0] + 1e-12), 0.0)
+        dropped = (cut + edge) * (1 + 1e-12)
     pi = np.exp(log_pi)
-    return _Grid(others=np.asarray(others, dtype=np.int64),
-                 lo=np.array([r[0] for r in rows], dtype=np.int64), width=width,
-                 log_pi=log_pi, dropped=np.array([r[2] for r in rows]),
+    return _Grid(others=big, lo=lo, width=width, log_pi=log_pi, dropped=dropped,
                  slice_mass=((pair.w + pair.w_prime) * pi[:, :-1] + pair.w_other * pi[:, 1:])
                  * (1 + clone_pair.PMF_RELATIVE_ERROR))
 
