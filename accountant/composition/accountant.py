@@ -344,7 +344,9 @@ class Accountant:
                                                          f"{renyi_label}) upper bounds")
 
         if rate is None and self.neighboring == "substitute":
-            view = mech.view_pair()
+            # the lower end: a real pair's view (or a post-processing of one), `Mechanism.
+            # lower_view_pair` (the special pair by default; count-min's loss bins)
+            view = mech.lower_view_pair()
             if source is None:
                 notes["pld"] = f"{label}: {mech.no_pair_reason}"
             return LedgerEntry(label, count, upper_source=source,

@@ -208,6 +208,19 @@ class Mechanism(abc.ABC):
         """
         return None
 
+    def lower_view_pair(self) -> ViewPair | None:
+        """A pair whose divergences are LOWER bounds on the mechanism's in both orders, for
+        one round and for any number of rounds composed (one real neighbouring pair's view,
+        or a post-processing of it), or None. The accountant composes it, by the optimistic
+        PLD, as the lower end of plain (substitute) rounds of the mechanism.
+
+        Returns:
+            A float ViewPair whose grid is exact, or None; this default is `view_pair()`
+            (the special pair's exact view); families whose exact view is not materialised
+            offer a post-processing of it here (e.g. count-min's loss bins).
+        """
+        return self.view_pair()
+
     def subsampled_view_pair(self, rate: float,
                              relation: str = "substitute") -> ViewPair | None:
         """One real neighbouring pair's view of a Poisson-subsampled round (each user takes

@@ -133,6 +133,12 @@ def test_composed_rounds_bracket_the_enumerated_view(n, rho, d, w, datasets) -> 
                                                          for s in singles))
                         for m, singles, _ in powered)
             assert worst <= up, (T, eps, worst, up)
+            # the mechanism's lower end (`CountMinSketch.lower_view_pair`, composed by the
+            # accountant itself): never above the exact mixture, whatever the dataset
+            mech_lower = report.bracket.lower
+            assert mech_lower is not None and float(mech_lower) <= up
+            for m, _, _ in powered:
+                assert float(mech_lower) <= delta_both_orders(m, eps) + 1e-12
             lower = lower_acc.report(epsilon=eps, method="pld").bracket.lower
             assert lower is not None
             for m, _, _ in powered:
@@ -186,3 +192,30 @@ def test_dominating_pair_is_the_view_and_brackets_the_lattice_ends() -> None:
     # one round of the dominating pair is an upper end: above the mechanism's lower end
     # and within the lattices' rounding of the one-sided upper end
     assert float(bracket.lower) <= one_round <= float(bracket.upper) + 2e-3
+
+
+def test_composed_rounds_have_a_mechanism_lower_end_matching_one_round() -> None:
+    """`lower_view_pair()` (the loss-bin post-processing of the mechanism's own pair) is the
+    accountant's lower end for count-min rounds: at T = 1 it agrees with the one-round
+    bracket's lower end (the lattice mixture, rounded down) within the PLD route's 0.8 %
+    target and is below the exact value of the same post-processed pair; for T rounds it
+    is below the composed upper end and grows with T."""
+    params = countmin_parameters(n=2000, B=10, w=400, d=2, rho=20)
+    mech = CountMinSketch(params)
+    lower_pair = mech.lower_view_pair()
+    assert lower_pair is not None and lower_pair.grid_exact
+    one = mech.epsilon_for_delta(1e-6)
+    bins = divergence.epsilon_bracket(lower_pair, 1e-6, direction="P||Q")
+    ends = []
+    for T in (1, 10):
+        bracket = Accountant().compose(mech, T).get_epsilon(1e-6)
+        assert bracket.lower is not None
+        assert "optimistic PLD of one neighbouring pair" in bracket.lower.method
+        assert float(bracket.lower) <= float(bracket.upper)
+        ends.append(float(bracket.lower))
+        if T == 1:
+            # the optimistic PLD of the post-processed pair is below its exact value
+            assert float(bracket.lower) <= float(bins[1])
+            assert float(bracket.lower) <= float(one.upper)
+            assert abs(float(bracket.lower) - float(one.lower)) <= 0.008 * float(one.upper)
+    assert ends[1] > ends[0]

@@ -36,7 +36,9 @@ Composition. The rounded lattices bound P||Q only, so the accountant composes an
 form of the same d-row pair (`dominating_view`, docs/ggkpv.md#composing-count-min-rounds):
 each row's outcomes are split between two lattice points keeping their P- and Q-masses
 (connect-the-dots; merging them back is a post-processing), and the d rows convolved. That
-is a genuine pair dominating the mechanism in both orders: `dominating_pair()`.
+is a genuine pair dominating the mechanism in both orders: `dominating_pair()`. The lower end
+of composed rounds is `lower_view_pair()` (`mixture_lower_view`): a post-processing of the
+mechanism's own pair, whose optimistic PLD the accountant composes.
 
 Renyi divergences (alpha > 1) and the max-divergence are +inf: the event "a row separates x
 and x' and its cell h_j(x') is empty" has positive probability under x (when no other user
@@ -854,6 +856,17 @@ class CountMinSketch(Mechanism):
             None.
         """
         return None
+
+    def lower_view_pair(self) -> ViewPair:
+        """A post-processing of the mechanism's own pair (`mixture_lower_view`: public
+        tables drawn afresh each round, each separating row reduced to its loss bin): its
+        divergences, one round or composed, are lower bounds on the mechanism's in both
+        orders, so the accountant composes it as the lower end of count-min rounds.
+
+        Returns:
+            The 1-D float ViewPair (grid exact).
+        """
+        return mixture_lower_view(self.parameters)
 
     def dominating_pair(self) -> DominatingPair:
         """The d-fold product of the row pair, split onto the loss lattice
