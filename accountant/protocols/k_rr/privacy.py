@@ -48,6 +48,7 @@ __all__ = [
 
 # Largest n for which the special pair's 2-D grid (~ (16 sd)^2 points) is built.
 SPECIAL_PAIR_LIMIT = 200_000
+_GRID_CELLS = 2_000_000  # (a, b) cells of one vectorised log-PMF evaluation
 _SOURCE = Source(citation="shuffled k-RR special pair",
                  locator="docs/single-message.md#k-ary-randomized-response")
 _METHOD = "protocols.k_rr"
@@ -157,11 +158,16 @@ def special_pair(*, n: int, epsilon0: float, k: int, tail: float = 1e-30) -> Vie
         lq_b = np.where(B == m, 0.0, -np.inf)
         b_tail = np.zeros(a_vals.size)
     else:
-        lq_b = np.full(A.shape, -np.inf)
-        b_tail = np.empty(a_vals.size)
-        for i, mi in enumerate(n - a_vals):
-            lq_b[i] = binomial_logpmf(b_vals, int(mi), pb_given)
-            b_tail[i] = binomial_outside(int(mi), pb_given, int(b_lo_all), int(b_hi_all))
+        # log Bin(n - a, 1/(k-1))(b) for every a at once (the same operations elementwise
+        # as one call per a), in chunks of rows that keep the temporaries near 16 MB
+        ms = n - a_vals
+        lq_b = np.empty(A.shape)
+        rows = max(1, _GRID_CELLS // b_vals.size)
+        for i in range(0, ms.size, rows):
+            lq_b[i:i + rows] = binomial_logpmf(b_vals[None, :],
+                                               ms[i:i + rows, None].astype(float), pb_given)
+        b_tail = np.array([binomial_outside(int(mi), pb_given, int(b_lo_all), int(b_hi_all))
+                           for mi in ms])
     lq = a_logs[:, None] + lq_b
     keep = np.isfinite(lq)
     loss, loss_err = special_loss(A[keep], B[keep], n=n, epsilon0=epsilon0, k=k)

@@ -1,7 +1,7 @@
-"""The blanket count pair's grid of slice masses is built in one vectorised
-`binomial_logpmf` evaluation per chunk of N (issue 22: k-RR calibrations at n up to 1e6).
-It must equal, entry for entry, the per-N construction it replaced (one call per N),
-reimplemented here from the module docstring."""
+"""Two k-RR grids are built by vectorised `binomial_logpmf` evaluations over a chunk of rows
+(issue 22: k-RR calibrations at n up to 1e6): the blanket count pair's slice masses over N
+and the special pair's log Bin(n - a, 1/(k - 1))(b) over a. Each must equal, entry for entry,
+the one-call-per-row construction it replaced, reimplemented here."""
 
 import math
 
@@ -10,7 +10,7 @@ import pytest
 
 from accountant.numeric.special import binomial_logpmf
 from accountant.numeric.tails import binomial_log_window
-from accountant.protocols.k_rr import blanket
+from accountant.protocols.k_rr import blanket, privacy
 
 
 def _per_n_reference(pair, others, log_tail):
@@ -53,3 +53,22 @@ def test_grid_chunks_agree_with_one_call(monkeypatch):
     *_, chunked = blanket._layout(pair, 1e-30, 64)
     assert np.array_equal(whole.log_pi, chunked.log_pi)
     assert np.array_equal(whole.slice_mass, chunked.slice_mass)
+
+
+@pytest.mark.parametrize("n, epsilon0, k", [
+    (4000, 4.0, 127), (1000, 3.0, 16), (10**4, 5.0, 64), (300, 12.0, 1024), (2000, 0.5, 3)])
+def test_special_pair_rows_equal_one_call_per_a(n, epsilon0, k, monkeypatch):
+    view = privacy.special_pair(n=n, epsilon0=epsilon0, k=k)
+    a, b = view.coords
+    # the pair's Q log-masses are log Bin(n, pi_a)(a) + log Bin(n - a, 1/(k-1))(b): recompute
+    # the second term one a at a time and compare the differences row by row
+    pb = 1.0 / (k - 1)
+    for ai in np.unique(a)[:: max(1, np.unique(a).size // 25)]:
+        rows = a == ai
+        ref = binomial_logpmf(b[rows], int(n - ai), pb)
+        part = view.q[rows] - view.q[rows][0] + ref[0]
+        assert np.allclose(part, ref, rtol=0, atol=1e-9)
+    monkeypatch.setattr(privacy, "_GRID_CELLS", 1)  # one row per call: the same arrays
+    again = privacy.special_pair(n=n, epsilon0=epsilon0, k=k)
+    assert np.array_equal(view.q, again.q) and np.array_equal(view.p, again.p)
+    assert view.tail_q == again.tail_q
