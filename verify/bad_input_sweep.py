@@ -56,10 +56,18 @@ PROTOCOL_BASES: dict[str, list[str]] = {
     "ggkpv-hadamard": ["--n 100 --B 7 --rho 2 --tau 7", "--n 100 --B 7 --epsilon 1 --delta 1e-6"],
     "ggkpv-countmin": ["--n 100 --B 7 --w 4 --d 2 --rho 2"],
     "randomizer": ["--matrix {good} --n 100"],
+    "approximate-ldp": ["--n 100 --epsilon0 1 --delta0 1e-6"],
+    "heterogeneous": ["--groups {tmp}/groups.json", "--groups {tmp}/groups.json --colluders 1"],
+    "gaussian-randomizer": ["--n 100 --sigma 1"],
+    "laplace-randomizer": ["--n 100 --scale 1"],
+    "discrete-gaussian-randomizer": ["--n 100 --sigma 1"],
+    "discrete-laplace-randomizer": ["--n 100 --scale 1"],
 }
 CALIBRATE_BASES = {
     "bc-zsum": ["--n 10000"], "bc-hist": ["--n 10000 --d 3"],
     "ggkpv-hadamard": ["--n 100 --B 7 --tau 7"], "ggkpv-countmin": ["--n 100 --B 7 --w 4 --d 2"],
+    "compose": ["--mechanism 'gaussian --noise-multiplier ?' --rounds 10 --sampling-rate 0.1",
+                "--mechanism 'gaussian --noise-multiplier 20' --rounds ? --search 1,100"],
 }
 AUDIT_BASES = {"bc-zsum": ["--n 10000 --epsilon 1 --delta 1e-6"],
                "bc-hist": ["--n 10000 --epsilon 1 --delta 1e-6 --d 3"]}
@@ -105,6 +113,12 @@ STRINGS: dict[str, list[str]] = {
     "--grid": ["", "abc", "n=", "n=abc", "n=1:2:log:0", "n=0:10:log:3", "epsilon0=nan",
                "n=1e300"],
     "--rows": ["", "/nonexistent.csv"],
+    # a matrix file is no groups file; the degenerate groups files are written beside it
+    "--groups": ["", "/nonexistent.json", "{good}", *(f"{{tmp}}/groups-{label}.json"
+                                                      for label in ("empty", "zero-count",
+                                                                    "negative-count",
+                                                                    "bad-randomizer",
+                                                                    "bad-rows", "nan"))],
     "--scheduler": ["abc"],
 }
 
@@ -155,6 +169,21 @@ def matrix_files(tmp: Path) -> dict[str, str]:
         # json.dumps writes NaN/Infinity for float nan/inf (what a careless tool produces)
         path.write_text(json.dumps(data))
         out[name] = str(path)
+    # the heterogeneous family's groups files (read by --groups, not --matrix)
+    rr = [[0.75, 0.25], [0.25, 0.75]]
+    groups: dict[str, object] = {
+        "groups": [{"count": 50, "rows": rr},
+                   {"count": 50, "randomizer": "k-rr", "epsilon0": 2.0, "k": 2}],
+        "groups-empty": [],
+        "groups-zero-count": [{"count": 0, "rows": rr}],
+        "groups-negative-count": [{"count": -3, "rows": rr}],
+        "groups-bad-randomizer": [{"count": 10, "randomizer": "abc", "epsilon0": 1.0}],
+        "groups-bad-rows": [{"count": 10, "rows": [[0.5, 0.6], [0.5, 0.5]]}],
+        "groups-nan": [{"count": 10, "randomizer": "k-rr", "epsilon0": float("nan"),
+                        "k": 2}],
+    }
+    for name, data in groups.items():
+        (tmp / f"{name}.json").write_text(json.dumps(data))
     (tmp / "garbage.csv").write_text("0.5, x\n0.5 0.5\n")
     out["garbage-csv"] = str(tmp / "garbage.csv")
     (tmp / "empty.csv").write_text("")
