@@ -284,7 +284,7 @@ def audit(quick: bool, record: Record) -> Iterator[AuditEntry]:
                    f"{v[2]:.4g}x over n (allowance {v[3]:.4g}x, one log n) and {v[4]:.4g}x over "
                    f"B (allowance {v[5]:.4g}x, one log B: d = ceil(log2 B) rows with rho "
                    f"{v[6]:g}-{v[7]:g} growing like d); certified epsilon <= {v[8]:.4g} at rho, "
-                   f"> 1 at rho - 1 (least {v[9]:.4g}); bits per user {v[10]:g}-{v[11]:g} "
+                   f"> 1 at rho - 1 (least {v[9]:.6g}); bits per user {v[10]:g}-{v[11]:g} "
                    f"(d (1 + rho)(ceil log2 d + ceil log2 w), polylogarithmic); query reads "
                    f"d <= {v[12]:g} cells; factor = allowance / spread in the worse direction "
                    "(loose: the logarithmic allowance is not used)"))
