@@ -35,7 +35,7 @@ from accountant.protocols.continuous.laws import CDF_RELATIVE_ERROR, NoiseLaw
 from accountant.result import Direction, Kind, Result, Source
 
 __all__ = ["BlanketLaw", "blanket_law", "delta_given_count", "delta_upper", "epsilon_upper",
-           "SOURCE"]
+           "grid", "SOURCE"]
 
 _U = UNIT_ROUNDOFF
 SOURCE = Source(citation="Balle, Bell, Gascon, Nissim, CRYPTO 2019 (privacy blanket)",
@@ -61,7 +61,7 @@ class BlanketLaw:
     exp_epsilon: float
 
 
-def _grid(law: NoiseLaw, tail: float) -> np.ndarray:
+def grid(law: NoiseLaw, tail: float) -> np.ndarray:
     """Offsets t >= 0 from y = 1/2 (dyadic, so 1/2 +- t is exact): fine near the centre,
     out to where the far-left mass P_0(Y < 1/2 - T) is below `tail`. For integer laws the
     cuts are 0 and half-integers, so that each bin holds whole atoms."""
@@ -102,7 +102,7 @@ def blanket_law(law: NoiseLaw, exp_epsilon: float, *, tail: float = 1e-16) -> Bl
     rho = CDF_RELATIVE_ERROR
     gamma_f = law.blanket_mass()
     gamma_lo, gamma_hi = gamma_f * (1 - 2 * rho), gamma_f * (1 + 2 * rho)
-    t = _grid(law, tail)
+    t = grid(law, tail)
     ca = law.cdf(0.5 - t)    # P_0(Y <= 1/2 - t) = P_1(Y >= 1/2 + t)
     cb = law.cdf(-0.5 - t)   # P_1(Y <= 1/2 - t) = P_0(Y >= 1/2 + t)
     # omega-mass beyond offset t on each half: S(t) = cb(t) / (2 cb(0)), S(0) = 1/2 exactly.
