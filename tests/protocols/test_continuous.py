@@ -16,7 +16,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from accountant.errors import ParameterError
+from accountant.composition import Accountant, Subsampled
+from accountant.errors import ParameterError, RegimeError
 from accountant.protocols.continuous import (
     DiscreteGaussianLaw,
     DiscreteGaussianRandomizer,
@@ -97,6 +98,8 @@ def brute_delta(noise: str, s: float, n: int, ones: int, g: float, order: str,
     ca, cb = math.comb(n, m_a), math.comb(n, m_b)
     x, w = np.polynomial.legendre.leggauss(nodes)
     edges = np.linspace(0.5 - 14 * s, 0.5 + 14 * s, panels + 1)
+    if noise == "laplace":  # panels end at the density's and the ratio's kinks
+        edges = np.unique(np.concatenate([edges, [0.0, 1.0]]))
     ys = ((edges[:-1, None] + edges[1:, None]) / 2 + (edges[1:, None] - edges[:-1, None]) / 2
           * x[None, :]).ravel()
     ws = ((edges[1:, None] - edges[:-1, None]) / 2 * w[None, :]).ravel()
@@ -224,7 +227,12 @@ def test_three_users_sandwich(noise, s, epsilon):
             else LaplaceRandomizer(n=3, scale=s))
     b = mech.delta_for_epsilon(epsilon)
     special, worst = brute_worst(noise, s, 3, math.exp(epsilon), panels=120, nodes=6)
-    assert float(b.lower.value) <= special * (1 + 1e-5)
+    # the lower end is now the special pair's value to 4e-5; this quadrature's own error is
+    # about 1e-4 for Laplace noise (kinks off the panel edges; 0.14614122 against mpmath's
+    # 0.14615420 at eps = 0.3), so the special pair is checked against mpmath in
+    # test_continuous_special_pair.py and only loosely here
+    tolerance = 1e-5 if noise == "gaussian" else 2e-4
+    assert float(b.lower.value) <= special * (1 + tolerance)
     assert worst <= float(b.upper.value)
 
 
@@ -422,9 +430,39 @@ def test_epsilon_zero_when_the_target_delta_is_already_met():
     assert blanket.epsilon_upper(law, 128, 1e-3).value == 0.0
 
 
-def test_no_dominating_pair_and_why():
-    mech = GaussianRandomizer(n=10, sigma=1.0)
-    assert mech.dominating_pair() is None and "delta(epsilon)" in mech.no_pair_reason
+@pytest.mark.parametrize("cls", [GaussianRandomizer, DiscreteGaussianRandomizer])
+def test_gaussian_noise_refuses_composition_with_its_reason(cls):
+    # not epsilon0-LDP and no composable pair: one clear error, not a Renyi-curve message
+    mech = cls(n=1000, sigma=1.0)
+    why = r"no dominating pair for this family: only one round's delta\(epsilon\) is certified"
+    with pytest.raises(RegimeError, match=why):
+        Accountant().compose(mech, 10)
+    with pytest.raises(RegimeError, match=why):
+        Accountant().compose(Subsampled(mech, 0.1), 10)
+    with pytest.raises(RegimeError, match=why):
+        mech.dominating_pair()
+
+
+@pytest.mark.parametrize("cls", [LaplaceRandomizer, DiscreteLaplaceRandomizer])
+def test_laplace_noise_composes_through_the_clones_pair(cls):
+    mech = cls(n=1000, scale=1.0)
+    composed = Accountant().compose(mech, 10).get_epsilon(1e-6)
+    # the same pair as the 1/b-LDP class's (1/b = 1 exactly here)
+    clones = Accountant().compose(LDP(n=1000, epsilon0=1.0), 10).get_epsilon(1e-6)
+    assert composed.upper.value == clones.upper.value
+    # ten rounds leak at least what one round does (its certified lower end), and at most
+    # ten times the pure epsilon0 = 1/b
+    one = mech.epsilon_for_delta(1e-6)
+    assert one.lower.value <= composed.upper.value <= 10.0
+    # Poisson-sampled rounds through the same pair
+    sampled = Accountant().compose(Subsampled(mech, 0.1), 10).get_epsilon(1e-6)
+    assert sampled.upper.value < composed.upper.value
+
+
+def test_max_divergence_is_a_renyi_value_of_order_inf():
+    # the accountant's RDP route reads it as the curve's order-inf point
+    r = LaplaceRandomizer(n=10, scale=2.0).max_divergence().upper
+    assert r.order == math.inf and r.quantity == "max_divergence"
 
 
 # ------------------------------------------------------------------ simulation

@@ -2,8 +2,10 @@
 
 Each user reports x + noise. Upper ends: the certified privacy blanket (`blanket`; for
 (discrete) Laplace noise also the clones pair of the (1/b)-LDP class, whichever is smaller);
-lower ends: a thresholded count of one real neighbouring pair (`threshold`). No family has a
-dominating pair that the accountant composes (docs/continuous-randomizers.md#composition).
+lower ends: the special pair's certified value (`special_pair`) or a thresholded count of it
+(`threshold`), whichever is larger. The (discrete) Laplace families compose through the
+clones pair; the (discrete) Gaussian ones have no pair to compose and say so
+(docs/continuous-randomizers.md#composition).
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from fractions import Fraction
 from typing import ClassVar
 
 from accountant.domains import DISCRETE_SIGMA, LAPLACE_SCALE, N_PAIR, SIGMA
+from accountant.errors import RegimeError
 from accountant.numeric import rounding
 from accountant.protocols import ldp
-from accountant.protocols.continuous import blanket, threshold
+from accountant.protocols.continuous import blanket, special_pair, threshold
 from accountant.protocols.continuous.laws import (
     DiscreteGaussianLaw,
     DiscreteLaplaceLaw,
@@ -26,7 +29,7 @@ from accountant.protocols.continuous.laws import (
     LaplaceLaw,
     NoiseLaw,
 )
-from accountant.protocols.contract import Mechanism, brackets_by_order, param
+from accountant.protocols.contract import DominatingPair, Mechanism, brackets_by_order, param
 from accountant.result import Bracket, Direction, Kind, Result, Source
 
 __all__ = ["NoiseRandomizer", "inverse_scale_up", "GaussianRandomizer", "LaplaceRandomizer",
@@ -35,9 +38,12 @@ __all__ = ["NoiseRandomizer", "inverse_scale_up", "GaussianRandomizer", "Laplace
 
 # (the noise domains SIGMA, LAPLACE_SCALE, DISCRETE_SIGMA are declared in accountant.domains)
 
-_NO_PAIR = ("no dominating pair: the blanket bound is a per-round certified delta(epsilon), "
-            "not a pair the PLD engine can compose (docs/continuous-randomizers.md"
-            "#composition)")
+_NO_PAIR = ("no dominating pair for this family: only one round's delta(epsilon) is "
+            "certified (the blanket pair given its count is a multiset of continuous "
+            "messages, not a pair the PLD engine composes, and the randomizer is not "
+            "epsilon0-LDP for any finite epsilon0, so neither the clones pair nor a Renyi "
+            "curve applies); compose the round's certified (epsilon, delta) as an "
+            "EpsilonDelta event instead (docs/continuous-randomizers.md#composition)")
 _PURE = Source(citation="this library", locator="docs/continuous-randomizers.md#pure-dp")
 
 
@@ -68,25 +74,35 @@ class NoiseRandomizer(Mechanism):
         return None if e0 is None else ldp.LDP(n=self.n, epsilon0=e0)
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
-        """Threshold-count lower end; certified blanket upper end (or the clones pair's when
+        """Lower end: the larger of the special pair's certified value (`special_pair`) and
+        the threshold count's; upper end: the certified blanket (or the clones pair's when
         the randomizer is epsilon0-LDP and that is smaller)."""
         up = blanket.epsilon_upper(self.law(), self.n, delta)
-        low = threshold.epsilon_lower(self.law(), self.n, delta)
+        name = "blanket"
         clones = self._clones()
         other = None if clones is None else clones.epsilon_for_delta(delta).upper
         if other is not None and float(other.value) < float(up.value):
-            return Bracket(lower=low, upper=other, pair_name="clones")
-        return Bracket(lower=low, upper=up, pair_name="blanket")
+            up, name = other, "clones"
+        low = threshold.epsilon_lower(self.law(), self.n, delta)
+        # the upper end's delta is at most the target, so the special pair's search needs
+        # no point above it; the threshold's end is where it starts
+        special = special_pair.epsilon_lower(
+            self.law(), self.n, delta, above=0.0 if low is None else float(low.value),
+            below=float(up.value))
+        return Bracket(lower=_larger(low, special), upper=up, pair_name=name)
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
-        """Threshold-count lower end; certified blanket upper end (or the clones pair's)."""
+        """Lower end: the larger of the special pair's and the threshold count's; upper end:
+        the certified blanket (or the clones pair's)."""
         up = blanket.delta_upper(self.law(), self.n, epsilon)
-        low = threshold.delta_lower(self.law(), self.n, epsilon)
+        name = "blanket"
         clones = self._clones()
         other = None if clones is None else clones.delta_for_epsilon(epsilon).upper
         if other is not None and float(other.value) < float(up.value):
-            return Bracket(lower=low, upper=other, pair_name="clones")
-        return Bracket(lower=low, upper=up, pair_name="blanket")
+            up, name = other, "clones"
+        low = _larger(threshold.delta_lower(self.law(), self.n, epsilon),
+                      special_pair.delta_lower(self.law(), self.n, epsilon))
+        return Bracket(lower=low, upper=up, pair_name=name)
 
     def renyi(self, orders: Sequence[float]) -> list[Bracket]:
         """Finite orders: the clones pair's upper ends when epsilon0-LDP, else unknown;
@@ -99,6 +115,38 @@ class NoiseRandomizer(Mechanism):
             orders, lambda alphas: [(None, b.upper) for b in clones.renyi(alphas)],
             self.max_divergence)
 
+    def dominating_pair(self) -> DominatingPair[object]:
+        """For (discrete) Laplace noise, the clones pair of the (1/b)-LDP class (1/b rounded
+        up): it dominates every epsilon0-LDP randomizer's shuffled rounds, sampled or not,
+        so the accountant composes these families through it.
+
+        Returns:
+            The clones pair as a DominatingPair.
+
+        Raises:
+            RegimeError: (discrete) Gaussian noise, which is not epsilon0-LDP for any
+                finite epsilon0: no pair to compose (`no_pair_reason`), rather than a
+                trivial bound or a misleading error further down.
+        """
+        e0 = self.epsilon0()
+        if e0 is None:
+            args = ", ".join(f"{k}={v}" for k, v in self.params().items())
+            raise RegimeError(f"{self.name}({args}): {self.no_pair_reason}")
+        clones = ldp.LDP(n=self.n, epsilon0=e0).dominating_pair()
+        return DominatingPair(pair=clones.pair,
+                              name=f"clones pair of the (1/b)-LDP class, epsilon0 = {e0!r} "
+                                   "(Feldman, McMillan, Talwar, FOCS 2021)",
+                              proof="docs/continuous-randomizers.md#composition")
+
+    def subsampling_pair(self) -> DominatingPair[object] | None:
+        """The clones pair for Poisson-sampled and add/remove rounds too (`dominating_pair`;
+        the same RegimeError for Gaussian noise).
+
+        Returns:
+            The clones pair as a DominatingPair.
+        """
+        return self.dominating_pair()
+
     def max_divergence(self) -> Bracket:
         """epsilon0 = 1/b exactly for (discrete) Laplace noise (post-processing bounds it;
         the special pair attains it when every output is >= 1); +inf exactly for (discrete)
@@ -106,13 +154,20 @@ class NoiseRandomizer(Mechanism):
         e0 = self.epsilon0()
         # exactly 1/b as a rational (epsilon0() is its float rounded up)
         exact = math.inf if e0 is None else Fraction(1) / Fraction(self.scale)  # type: ignore[attr-defined]
-        r = Result(quantity="max_divergence", value=exact,
+        r = Result(quantity="max_divergence", value=exact, order=math.inf,
                    kind=Kind.EXACT, direction=Direction.MAX, source=_PURE,
                    method=f"protocols.continuous ({self.law().name}: "
                           + ("unbounded likelihood ratio)" if e0 is None
                              else "ratio e^(1/b) on outputs >= 1)"))
         return Bracket(lower=r, upper=r)
 
+
+
+def _larger(a: Result | None, b: Result | None) -> Result | None:
+    """The larger of two lower ends (either may be None)."""
+    if a is None or b is None:
+        return b if a is None else a
+    return b if float(b.value) > float(a.value) else a
 
 
 def inverse_scale_up(scale: float) -> float:
