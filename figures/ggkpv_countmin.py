@@ -64,7 +64,7 @@ def rho_guess(d: int, epsilon: float, delta: float) -> int:
 
 def _upper(n: int, B: int, w: int, d: int, rho: int, delta: float) -> float:
     params = ggkpv.countmin_parameters(n=n, B=B, w=w, d=d, rho=rho)
-    return float(ggkpv.countmin_epsilon_bracket(params, delta).upper)
+    return float(ggkpv.countmin_epsilon_bracket(params, delta).require_upper())
 
 
 @functools.lru_cache(maxsize=256)

@@ -61,17 +61,17 @@ def krr_delta_upper(n: int, B: int, epsilon0: float, epsilon: float) -> float:
     """Certified upper end of shuffled k-RR's delta(epsilon) over every dataset and both
     orders (blanket count pair for B >= 3, the binary blanket clone pair at B = 2)."""
     if B == 2:
-        pair = clones.blanket_k_rr(n=n, epsilon0=epsilon0, k=2)
-        return float(clones.delta_for_epsilon(pair, epsilon=epsilon).upper)
+        binary = clones.blanket_k_rr(n=n, epsilon0=epsilon0, k=2)
+        return float(clones.delta_for_epsilon(binary, epsilon=epsilon).require_upper())
     pair = blanket.blanket_count_pair(n=n, epsilon0=epsilon0, k=B)
-    return float(blanket.delta_for_epsilon(pair, epsilon=epsilon).upper)
+    return float(blanket.delta_for_epsilon(pair, epsilon=epsilon).require_upper())
 
 
 def unary_delta_upper(n: int, epsilon0: float, epsilon: float) -> float:
     """Certified upper end of delta(epsilon) for any shuffled epsilon0-LDP randomizer (the
     clones pair), unary encoding among them."""
     pair = clones.fmt_clones(n=n, epsilon0=epsilon0)
-    return float(clones.delta_for_epsilon(pair, epsilon=epsilon).upper)
+    return float(clones.delta_for_epsilon(pair, epsilon=epsilon).require_upper())
 
 
 def largest_epsilon0(meets: Callable[[float], bool], guess: float, *, rel_tol: float = 1e-2,

@@ -261,13 +261,13 @@ def audit(quick: bool, record: Record) -> Iterator[AuditEntry]:
                    f"<= 1/n) with rho in [{v[2]:g}, {v[3]:g}]; bits per user (1 + rho) tau "
                    f"log2 K run {v[4]:g}-{v[5]:g}, polylogarithmic; query time "
                    "O(n (1 + rho) tau), the slides' O~(n)"))
-    ns, bs = ((10**3, 10**4), (16, 256)) if quick else ((10**3, 10**4, 10**5, 10**6),
-                                                       (16, 256, 4096, 65536))
+    ns_cm, bs_cm = ((10**3, 10**4), (16, 256)) if quick else ((10**3, 10**4, 10**5, 10**6),
+                                                             (16, 256, 4096, 65536))
     yield record(
         "multi-message upper bounds (slides, count-min)", "count-min with public coins: "
-        f"error, communication and query time O~(1) at (1, 1e-6) (n in {ns}, B in {bs}; ours: "
-        "w = n, d = ceil(log2 B), least certified rho, count-min estimate)",
-        Snippet(ggkpv_countmin_rates, {"ns": ns, "Bs": bs}),
+        f"error, communication and query time O~(1) at (1, 1e-6) (n in {ns_cm}, B in {bs_cm}; "
+        "ours: w = n, d = ceil(log2 B), least certified rho, count-min estimate)",
+        Snippet(ggkpv_countmin_rates, {"ns": ns_cm, "Bs": bs_cm}),
         [("least 95% bound on max_x |error|, every dataset", "upper"), ("largest", "upper"),
          ("spread of the bound over n at fixed B (max/min)", "exact"),
          ("allowance over n: ln(n_max)/ln(n_min)", "exact"),
@@ -307,13 +307,12 @@ def audit(quick: bool, record: Record) -> Iterator[AuditEntry]:
                    "larger eps0 may be private too); the sd is the per-value error, the max "
                    "over B values adds a factor about sqrt(2 ln 2B)"))
     if not quick:
-        grid = ((10**3, 10**4, 10**5, 10**6), (4, 16, 64, 256, 1024))
+        ns_lb, bs_lb = (10**3, 10**4, 10**5, 10**6), (4, 16, 64, 256, 1024)
         yield record(
             "single-message lower bound (slides)", "single-message (1, o(1/n))-DP error "
             ">= min(Omega~(n^(1/4)), Omega~(sqrt(B))): the certified-optimal k-RR and unary "
-            f"encoding at (1, 1/n^2) against min(n^(1/4), sqrt(B)) (n in {grid[0]}, B in "
-            f"{grid[1]})", Snippet(ggkpv_single_message_comparison,
-                                   {"ns": grid[0], "Bs": grid[1]}),
+            f"encoding at (1, 1/n^2) against min(n^(1/4), sqrt(B)) (n in {ns_lb}, B in "
+            f"{bs_lb})", Snippet(ggkpv_single_message_comparison, {"ns": ns_lb, "Bs": bs_lb}),
             [("least min(k-RR, unary) sd / min(n^(1/4), sqrt(B))", "upper"),
              ("largest", "upper"), ("least min(k-RR, unary) sd", "upper"),
              ("largest", "upper"), ("points where k-RR is the better", "exact"),
