@@ -275,15 +275,18 @@ def _alias(h0: np.ndarray, b: np.ndarray, js: np.ndarray, j_lo: float, c: int, s
         # on that side makes the moment generating function finite only below it)
         lams = np.concatenate([base * np.array([0.125, 0.25, 0.5, 1.0, 2.0]),
                                theta * np.array([0.05, 0.2, 0.5, 0.8, 0.95])])
-        for lam in sign * lams[lams > 0]:
-            a0 = float(lam * (mu0 - j_lo))
-            m0 = logsumexp(lh0 + lam * (o0 - (mu0 - j_lo)))
-            mb = logsumexp(lb + lam * (ob - (mu0 - j_lo)))
-            # log of e^(-lam edge) M0^(c-1) Mb, centred at mu0 to keep the terms small
-            expo = (-lam * edge + c * a0) + (c - 1) * m0 + mb
-            scale = (abs(lam * edge) + c * abs(a0) + (c - 1) * abs(m0) + abs(mb)
-                     + c * float(np.max(np.abs(lam * o0) + np.abs(lh0))))
-            best = min(best, expo + 1e-12 * scale + 1e-9)
+        for lam in (float(v) for v in sign * lams[(lams > 0) & np.isfinite(lams)]):
+            # (a tilt too steep for the range overflows: that candidate is skipped)
+            with np.errstate(over="ignore", invalid="ignore"):
+                a0 = lam * (mu0 - j_lo)
+                m0 = logsumexp(lh0 + lam * (o0 - (mu0 - j_lo)))
+                mb = logsumexp(lb + lam * (ob - (mu0 - j_lo)))
+                # log of e^(-lam edge) M0^(c-1) Mb, centred at mu0 to keep the terms small
+                expo = (-lam * edge + c * a0) + (c - 1) * m0 + mb
+                scale = (abs(lam * edge) + c * abs(a0) + (c - 1) * abs(m0) + abs(mb)
+                         + c * float(np.max(np.abs(lam * o0) + np.abs(lh0))))
+            if math.isfinite(expo) and math.isfinite(scale):
+                best = min(best, expo + 1e-12 * scale + 1e-9)
         total += math.exp(min(best, 700.0))
     return total * (1 + 1e-9)
 
