@@ -5,7 +5,7 @@ shuffled outputs above a threshold t is a post-processing of that pair's view, a
 is Bin(n-1, s_0) + Bern(s_x) with s_x = P(x + noise > t), the library's subsampled count
 pair at rate 1 (`pairs.subsampled_count`), evaluated exactly. Any t gives a lower end on the
 mechanism; the largest over a few thresholds is reported
-(docs/continuous-randomizers.md#the-lower-end).
+(docs/continuous-randomizers.md#the-lower-end-threshold-count).
 """
 
 from __future__ import annotations
