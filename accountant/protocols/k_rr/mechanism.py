@@ -34,6 +34,13 @@ class KRR(Mechanism):
         beyond `SPECIAL_PAIR_LIMIT` users."""
         return privacy.special_pair.unchecked(n=self.n, epsilon0=self.epsilon0, k=self.k)
 
+    def lower_view_pair(self) -> ViewPair:
+        """The special pair up to `SPECIAL_PAIR_LIMIT` users; beyond, its post-processing to
+        one count (`subsampled_pair` at rate 1, substitute), which needs no 2-D grid."""
+        if self.n > privacy.SPECIAL_PAIR_LIMIT:
+            return self.subsampled_pair(1.0, "substitute")
+        return self.view_pair()
+
     def subsampled_pair(self, rate: float, relation: str) -> ViewPair:
         """The count of y* = x under one neighbouring pair of a Poisson-subsampled round: the
         other users hold x' != x, the differing user x (P) or x' / absent (Q); R(x|x) =
