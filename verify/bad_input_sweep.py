@@ -27,6 +27,7 @@ from __future__ import annotations
 import getopt
 import json
 import os
+import re
 import select
 import signal
 import subprocess
@@ -426,6 +427,9 @@ def classify(case: Case, status: int | None, stdout: str, stderr: str) -> str:
     if "Traceback (most recent call last)" in stderr:
         return "traceback"
     if status == 2:
+        # the CLI's "still running, N s elapsed" notes (after 10 s, so on a loaded machine)
+        # are progress, not error lines
+        lines = [ln for ln in lines if not re.search(r": still running, \d+ s elapsed$", ln)]
         if len(lines) != 1:
             return "exit2-multi-line"
         line = lines[0].replace("_", "-").lower()
