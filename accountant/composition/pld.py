@@ -1033,44 +1033,76 @@ def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float,
     return upper, lower, max(p.error for p in pess)
 
 
-def _width_for_gap(mechanisms: list[tuple[PairSource, int]], delta: float,
-                   relative_gap: float, tail: float) -> float | None:
-    """The grid width whose coupling shift is 0.6 relative_gap of eps(delta), from a cheap
-    upper end on a coarse grid (connect-the-dots is second order: already close); None when
-    that end is not finite or positive. Only a starting point: `compose_views` still
-    checks the gap and refines.
+def _width_for_gap(mechanisms: list[tuple[PairSource, int]], delta: float | None,
+                   epsilon: float | None, relative_gap: float,
+                   tail: float) -> tuple[float, float] | None:
+    """(the starting grid width of `compose_views` for connect-the-dots sources, the
+    probe's lower end), from cheap probes on coarse grids; None when the probes give no
+    finite, positive value. Only a starting point: `compose_views` still checks the gap and
+    refines.
 
     The probe starts at 0.05 and is refined (down to 1e-3) until its own bracket is within
-    a factor 2: a large epsilon is located on a grid whose cells cover its loss range
-    cheaply (the fixed 1e-3 probe at sigma = 0.3, q = 0.5, T = 1e4 spanned 6e6 cells)."""
+    a factor 2: a large value is located on a grid whose cells cover its loss range
+    cheaply (the fixed 1e-3 probe at sigma = 0.3, q = 0.5, T = 1e4 spanned 6e6 cells, and
+    the fixed 2e-4 start of a delta reading took 39 s at sigma = 0.41, T = 47; issue 21).
+
+    epsilon(delta): the width whose coupling shift is 0.6 relative_gap of the estimate
+    (connect-the-dots is second order: the probe's upper end is already close), at most
+    2e-4 unless the upper end's drift stays within 1e-4 of the value there.
+    delta(epsilon): the gap (the coupling's shift, first order) scales with the width, so
+    the probe's gap is scaled to 0.6 relative_gap (the upper end's own excess is second
+    order). Its
+    truncation threshold follows the probes' lower ends (`truncation_tail` at that delta):
+    below the FFT's round-off floor (the 1e-20 of a reading without delta) no tail is ever
+    cut and each squaring doubles the measure (sigma = 1, q = 0.01, T = 1e3: 5.6e6 cells at
+    a 1e-3 grid, and more than 250 s at 2e-4)."""
+    def read(pess: list[LossPmf]) -> tuple[float, float]:
+        if delta is not None:
+            return (max(epsilon_of(p, delta) for p in pess),
+                    max(lower_epsilon_of(p, delta) for p in pess))
+        assert epsilon is not None
+        return (max(delta_of(p, epsilon) for p in pess),
+                max(lower_delta_of(p, epsilon) for p in pess))
+
     probe = 0.05
+    budget = 1e-3 * delta if delta is not None else 0.0
+    if delta is None:
+        # a threshold the FFT's round-off floor does not defeat, until a probe's lower end
+        # says where delta is
+        tail = truncation_tail(mechanisms, 1e-6)
     while True:
         try:
-            pess = _compose_side(mechanisms, probe, True, tail, connect=True,
-                                 budget=1e-3 * delta)
+            pess = _compose_side(mechanisms, probe, True, tail, connect=True, budget=budget)
         except (PrecisionError, MemoryError):
             return None
-        if probe <= 1e-3 or not all(math.isfinite(p.spread) for p in pess):
+        if not all(math.isfinite(p.spread) for p in pess):
+            return None
+        up, low = read(pess)
+        if probe <= 1e-3 or (math.isfinite(up) and up > 0 and low >= 0.5 * up):
             break
-        up = max(epsilon_of(p, delta) for p in pess)
-        low = max(lower_epsilon_of(p, delta) for p in pess)
-        if math.isfinite(up) and up > 0 and low >= 0.5 * up:
-            break
+        if delta is None and low > 0:
+            tail = truncation_tail(mechanisms, low)
         # the coupling's shift, hence the gap, scales with the width
         ratio = 0.25 * up / (up - low) if math.isfinite(up) and up > low else 0.0
         probe = max(1e-3, min(0.25, ratio) * probe)
-    estimate = max(epsilon_of(p, delta) for p in pess)
+    if not (math.isfinite(up) and up > 0):
+        return None
+    if delta is None:
+        gap = (up - low) / up
+        if gap <= 0:
+            return probe, low
+        width = probe * 0.6 * relative_gap / gap
+        return max(_MIN_WIDTH, min(width, probe)), low
     spread = max(p.spread for p in pess) / (probe * probe)   # sum of (range/width)^2
     drift = max(p.drift for p in pess) / (probe * probe)     # about sum of 1/8 per round
-    if not (math.isfinite(estimate) and estimate > 0 and math.isfinite(spread)):
-        return None
-    target = 0.6 * relative_gap * estimate
+    target = 0.6 * relative_gap * up
     # the upper end sits about the coupling's mean shift (drift, second order) above the
     # truth: a grid coarser than 2e-4 only where that stays within 1e-4 of the value. A
     # large epsilon (small noise, large q: 3594 at sigma = 0.3, q = 0.1, T = 1e4) asks for
     # no fine grid, while 2e-4 over its loss range took 11e6 cells and 30 s (issue 21)
-    cap = max(2e-4, math.sqrt(1e-4 * estimate / drift)) if drift > 0 else 2e-4
-    return min(cap, max(_MIN_WIDTH, target / math.sqrt(spread * math.log(10 / delta) / 2)))
+    cap = max(2e-4, math.sqrt(1e-4 * up / drift)) if drift > 0 else 2e-4
+    return min(cap, max(_MIN_WIDTH, target / math.sqrt(spread * math.log(10 / delta) / 2))), \
+        low
 
 
 def truncation_tail(mechanisms: Sequence[tuple[PairSource, int]],
@@ -1144,11 +1176,17 @@ def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float 
     rounded_width = discretization or max(1e-3 / total_rounds, 1e-6)
     if coarse:
         # connect-the-dots: the upper end is second order in the width; the lower end's
-        # coupling shift is about width sqrt(T log(1/eta)/2): a first pass at 2e-4 measures
-        # the gap, from which the refinement below picks the final width
+        # coupling shift is about width sqrt(T log(1/eta)/2): coarse probes measure the
+        # gap (`_width_for_gap`; else a first pass at 2e-4), from which the refinement
+        # below picks the final width
         width = discretization or 2e-4
-        if discretization is None and delta is not None and want_lower:
-            width = _width_for_gap(mechanisms, delta, relative_gap, tail) or width
+        if discretization is None and want_lower:
+            start = _width_for_gap(mechanisms, delta, epsilon, relative_gap, tail)
+            if start is not None:
+                width = start[0]
+                if delta is None and start[1] > 0:
+                    # a delta reading: truncate at 1e-4 of the probes' certified lower end
+                    tail = truncation_tail(mechanisms, start[1])
     else:
         width = rounded_width
         if discretization is None and total_rounds >= 1000 and want_lower:
@@ -1169,7 +1207,16 @@ def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float 
            and math.isfinite(upper) and upper - lower > relative_gap * upper):
         # never below 1e-6 (the rounded scheme's floor): a tiny epsilon asks for a grid
         # whose pieces and FFTs would not fit in memory
-        new_width = max(width * 0.8 * relative_gap * upper / (upper - lower), _MIN_WIDTH)
+        grid_part, goal = upper - lower, 0.8 * relative_gap * upper
+        if delta is None:
+            # a delta reading's ends each carry the round-off ledger, which a finer grid
+            # only grows: refine for the rest of the gap, and not at all once the ledger
+            # alone fills the target (sigma = 0.3, q = 0.1, T = 1e4, eps = 3590: 3e-8 of
+            # 1.1e-5 each side; refining to 7e-5 took 108 s for a 1.15 % bracket)
+            grid_part, goal = grid_part - 2 * err, goal - 2 * err
+            if goal <= 0.25 * grid_part:
+                break
+        new_width = max(width * goal / grid_part, _MIN_WIDTH)
         if new_width >= width:
             break
         try:

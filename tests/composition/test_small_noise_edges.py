@@ -115,3 +115,17 @@ def test_inversion_reads_measures_beyond_the_exponent_range():
                    - ref) <= 1e-6 * ref
         assert pld.epsilon_of(down, delta) <= ref <= pld.epsilon_of(up, delta)
         assert pld.epsilon_of(up, delta) - pld.epsilon_of(down, delta) <= 1e-9 * ref
+
+
+@pytest.mark.parametrize("eps", [20.0, 28.0])
+def test_two_round_delta_readings_bracket_the_reference(eps):
+    """delta(eps) readings start from the probes too (a width scaled from their gap, the
+    truncation threshold from their lower end, where a reading without delta used 1e-20
+    and no tail was ever cut): sigma = 0.3, q = 0.5, T = 2 against the 30-digit value."""
+    t, q = 1 / 0.3, 0.5
+    ref = float(_h2(eps, t, q))
+    out = pld.compose_views([(NoisePair("gaussian", 0.3, q, "add-remove"), 2)],
+                            epsilon=eps)
+    assert out.lower is not None
+    assert float(out.lower) <= ref <= float(out.upper)
+    assert float(out.upper) - float(out.lower) <= 0.01 * float(out.upper)
