@@ -16,7 +16,8 @@ __all__ = [
     "audit", "gkm_thm6_mse", "gkm_thm6_privacy", "gkm_algorithm2", "gkm_lemma11", "gkm_lemma12",
     "gkmp20_zero_mass", "gkm_lemma5", "gkm_lemma8_reverse", "gkm_lemma9", "gkm_lemma10",
     "gkm_thm6_chain", "gkm_thm6_chain_grid", "gkm_theorem2", "gkm_bernoulli_flood",
-    "gkm_bernoulli_flood_too_few", "gkm_histogram", "gkm_real_summation",
+    "gkm_bernoulli_flood_too_few", "gkm_truncated_supports", "gkm_truncated_grid",
+    "gkm_histogram", "gkm_real_summation",
     "gkm_real_summation_privacy",
 ]
 
@@ -135,6 +136,24 @@ def gkm_bernoulli_flood_too_few() -> tuple[Any, ...]:
     from accountant.protocols.gkm import bernoulli_flood
     return (min(bernoulli_flood.worst_case(n=10, epsilon_prime=0.5, q=0.1, s=8, flood=b / 20)
                 for b in range(1, 21)),)
+
+
+def gkm_truncated_supports(n: int, truncation: int) -> tuple[Any, ...]:
+    from accountant.protocols.gkm import truncated_noise as t
+    kw = dict(n=n, epsilon_prime=0.5, q=0.1, s=8, truncation=truncation, reading='footnote',
+              flood=t.truncated_poisson_pmf(mean=59.62846681260541 / n, truncation=8))
+    return (max(float(t.max_divergence(ones=k, **kw)[0].upper.value) for k in range(n)),
+            min(t.support_mismatch_mass(ones=k, **kw) for k in range(n)))
+
+
+def gkm_truncated_grid(ns: tuple[int, ...], truncations: tuple[int, ...]) -> tuple[Any, ...]:
+    from accountant.protocols.gkm import truncated_noise as t
+    g = t.instance_grid(ns=ns, truncations=truncations, epsilon_prime=0.5, q=0.1, s=8,
+                        lam=59.62846681260541, flood_truncation=8)
+    v_f = t.closed_form(q=0.1, reading='footnote')[1]
+    v_r = t.closed_form(q=0.1, reading='randomized')[0]
+    return (g.footnote_infinite, g.pairs, g.footnote_reverse_gap, g.randomized_gap,
+            g.instances, v_f, v_r)
 
 
 def gkm_histogram(B: int) -> tuple[Any, ...]:
@@ -344,6 +363,48 @@ def _proof_records(quick: bool, record: Record) -> Iterator[AuditEntry]:
                        "ray maximum is attained, so it is the value): with F <= n = 10 the "
                        "flood cannot hide s = 8 copies; the paper's condition is not stated, "
                        "so nothing is claimed here"))
+    yield record(
+        "Sec. 5, footnote 2", "with the symmetrized input part ('w.p. q we output s copies of "
+        "both +1 and -1 messages, for both x_i = 0 and x_i = 1') and truncated NB noise the two "
+        "cases' supports are the same (implied by 'without this change, the supports ... are "
+        "not the same'; n=4, eps'=0.5, q=0.1, s=8, NB(1/n, 1-e^-eps') truncated at 4, flood "
+        "Poi(lam/n) truncated at 8, lam of Condition 7 at eps=1)",
+        Snippet(gkm_truncated_supports, {"n": 4, "truncation": 4}),
+        [("d_inf(x1=1 || x1=0), worst over datasets", "exact"),
+         ("least mass of x1=1's view where x1=0's is 0", "lower")],
+        lambda v: ("violated" if v[0] == float("inf") else "holds", None,
+                   f"exact view: d_inf = {v[0]:g}; the view of x1 = 1 puts mass {v[1]:.3g} "
+                   "(least over datasets) on points x1 = 0 cannot produce: V+ - V- (the "
+                   "flood cancels) reaches (ones) + 1 + n T only if user 1 sends its extra "
+                   "+1, which x1 = 0 never does; so the symmetrized variant as written is not "
+                   "pure-DP for any n, truncation T, s or q (docs/gkm.md#truncated-noise)"))
+    grid = {"ns": (2, 4), "truncations": (1, 4)} if quick else \
+        {"ns": (2, 4, 6), "truncations": (1, 2, 4, 8)}
+    yield record(
+        "Sec. 5 (truncated NB noise)", "open: 'we do not know whether replacing D_noise/n with "
+        "a truncated version of the negative binomial distribution with a symmetrized input "
+        f"dependent part violates pure-DP' (n in {grid['ns']}, truncation in "
+        f"{grid['truncations']}, eps'=0.5, q=0.1, s=8, flood Poi(lam/n) truncated at 8; "
+        "footnote 2's reading and the reading that equalizes the supports)",
+        Snippet(gkm_truncated_grid, grid),
+        [("neighbouring pairs with d_inf(x1=1 || x1=0) = inf, footnote reading", "exact"),
+         ("neighbouring pairs, footnote reading", "exact"),
+         ("largest |d_inf(x1=0 || x1=1) - log(1/q)|, footnote reading", "upper"),
+         ("largest |d_inf - log((1-q)/q)|, both orders, equalizing reading", "upper"),
+         ("instances (n, truncation)", "exact"), ("log(1/q)", "exact"),
+         ("log((1-q)/q)", "exact")],
+        lambda v: ("not applicable", None,
+                   f"no claim (the paper asks); the instances answer it: footnote 2's variant "
+                   f"has d_inf = inf at {v[0]:g} of {v[1]:g} neighbouring pairs over {v[4]:g} "
+                   "(n, truncation) instances, so it violates pure-DP there (and, by the "
+                   "corner argument of docs/gkm.md#truncated-noise, at every instance); its "
+                   f"other order is log(1/q) = {v[5]:.4g} (to {v[2]:.1g}), not "
+                   "shrinking with n or the truncation. The change that does equalize the "
+                   "supports (x = 0 also sends the extra +1 w.p. q) is pure-DP with d_inf = "
+                   f"log((1-q)/q) = {v[6]:.4g} (to {v[3]:.1g}) at every instance, also "
+                   "flat in n and the truncation: bounded noise cannot hide the input part at "
+                   "the view's corners, so eps-DP needs q >= 1/(1+e^eps), not Theorem 6's "
+                   "q = O(1/n)"))
     # the rates record is undecided by design (no split is given): full audit only, the quick
     # audit keeps to decided records
     for split in (() if quick else ("mse", "harmonic")):
