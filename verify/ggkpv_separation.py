@@ -5,7 +5,9 @@ For each (n, B) every protocol is set to the same certified (epsilon, delta):
 - multi-message Hadamard response: the least rho whose certified epsilon(delta) meets the
   target (`accountant.protocols.ggkpv.calibrate`);
 - k-RR over B symbols and symmetric unary encoding: the largest epsilon0 whose certified
-  shuffled epsilon(delta) meets it (`verify.samplers.ggkpv.calibrated_epsilon0`).
+  shuffled epsilon(delta) meets it (by default `verify.samplers.ggkpv.calibrated_epsilon0`;
+  `run_separation(epsilon0_search=...)` takes any search whose answer carries the certified
+  epsilon(delta) upper end at it, as figures/fig_ggkpv.py's one-check-per-step search does).
 
 Each is run `trials` times (seeded) on one dataset (half the users on value 1, "the heavy
 value", the rest spread evenly over 2..B). A row reports, besides messages and bits per
@@ -40,9 +42,10 @@ from scipy import integrate, special
 
 from accountant.errors import ParameterError
 from accountant.protocols.ggkpv import calibrate
+from accountant.result import Result
 from verify.samplers import ggkpv as g
 
-__all__ = ["HEADER", "DEFAULT_NS", "DEFAULT_BS", "PROTOCOLS", "dataset",
+__all__ = ["Epsilon0Search", "HEADER", "DEFAULT_NS", "DEFAULT_BS", "PROTOCOLS", "dataset",
            "estimator_variances", "expected_max_abs_normal", "run_separation"]
 
 HEADER = ["n", "B", "protocol", "epsilon", "delta", "parameter", "parameter_value",
@@ -53,6 +56,15 @@ HEADER = ["n", "B", "protocol", "epsilon", "delta", "parameter", "parameter_valu
 DEFAULT_NS: tuple[int, ...] = (1000, 4000)
 DEFAULT_BS: tuple[int, ...] = (7, 15, 31, 63, 127)
 PROTOCOLS: tuple[str, ...] = ("multi-message hadamard", "k-rr", "unary encoding")
+
+
+Epsilon0Search = Callable[[str, int, int, float, float], tuple[float, Result]]
+
+
+def _default_search(protocol: str, n: int, B: int, epsilon: float,
+                    delta: float) -> tuple[float, Result]:
+    return g.calibrated_epsilon0(protocol, n=n, B=B, epsilon=epsilon, delta=delta,
+                                 rel_tol=1e-2)
 
 
 def dataset(n: int, B: int) -> np.ndarray:
@@ -181,7 +193,8 @@ def _theory(protocol: str, f: np.ndarray, **kw: Any) -> dict[str, float]:
 
 def run_separation(*, ns: Sequence[int] = DEFAULT_NS, Bs: Sequence[int] = DEFAULT_BS,
                    epsilon: float = 1.0, delta: float = 1e-6, trials: int = 10,
-                   seed: int = 0) -> list[dict[str, Any]]:
+                   seed: int = 0,
+                   epsilon0_search: Epsilon0Search | None = None) -> list[dict[str, Any]]:
     """Run the experiment; one row (HEADER keys) per (n, B, protocol).
 
     Args:
@@ -190,12 +203,24 @@ def run_separation(*, ns: Sequence[int] = DEFAULT_NS, Bs: Sequence[int] = DEFAUL
         epsilon, delta: the common certified target.
         trials: runs per protocol and (n, B) (>= 2 for the standard deviations).
         seed: seed of numpy's default generator (one stream for the whole run).
+        epsilon0_search: (protocol, n, B, epsilon, delta) -> (epsilon0, the certified
+            upper Result on epsilon(delta) at epsilon0), protocol "k-rr" or "unary"; its
+            Result (<= epsilon, checked here) is the row's certified_epsilon. Default:
+            `calibrated_epsilon0` at rel_tol 1e-2.
 
     Returns:
         The rows. Query time includes the randomizers for the single-message protocols
         (they are cheap); for the multi-message protocol it is the analyzer alone. The
         heavy value is value 1 (n // 2 users).
     """
+    search = _default_search if epsilon0_search is None else epsilon0_search
+
+    def certified(protocol: str, n: int, B: int) -> tuple[float, float]:
+        e0, r = search(protocol, n, B, epsilon, delta)
+        if r.kind.value != "upper" or not float(r) <= epsilon:
+            raise ParameterError(f"epsilon0 search returned {r!r} for {protocol}: not a "
+                                 f"certified upper end <= epsilon={epsilon}")
+        return e0, float(r)
     rng = np.random.default_rng(seed)
     unary_eps0: dict[int, tuple[float, float]] = {}
     rows: list[dict[str, Any]] = []
@@ -217,8 +242,7 @@ def run_separation(*, ns: Sequence[int] = DEFAULT_NS, Bs: Sequence[int] = DEFAUL
                 "bits_per_user": (1 + rho) * tau * int(math.log2(c.params.K))}
                 | _simulate(multi, f, trials, rng)
                 | _theory(PROTOCOLS[0], f, n=n, B=B, parameter=rho, tau=tau))
-            eps0, r = g.calibrated_epsilon0("k-rr", n=n, B=B, epsilon=epsilon, delta=delta,
-                                            rel_tol=1e-2)
+            eps0, r = certified("k-rr", n, B)
             rows.append(common | {
                 "protocol": PROTOCOLS[1], "parameter": "epsilon0", "parameter_value": eps0,
                 "certified_epsilon": float(r), "messages_per_user": 1,
@@ -228,9 +252,7 @@ def run_separation(*, ns: Sequence[int] = DEFAULT_NS, Bs: Sequence[int] = DEFAUL
                     f, trials, rng)
                 | _theory(PROTOCOLS[1], f, n=n, B=B, parameter=eps0))
             if n not in unary_eps0:
-                e0, ru = g.calibrated_epsilon0("unary", n=n, B=B, epsilon=epsilon,
-                                               delta=delta, rel_tol=1e-2)
-                unary_eps0[n] = (e0, float(ru))
+                unary_eps0[n] = certified("unary", n, B)
             e0, cert = unary_eps0[n]
             rows.append(common | {
                 "protocol": PROTOCOLS[2], "parameter": "epsilon0", "parameter_value": e0,

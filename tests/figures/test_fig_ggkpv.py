@@ -12,7 +12,7 @@ from verify.ggkpv_separation import PROTOCOLS, run_separation
 
 @pytest.fixture(scope="module")
 def quick_rows():
-    return run_separation(**fig_ggkpv.QUICK)
+    return run_separation(**fig_ggkpv.QUICK, epsilon0_search=fig_ggkpv.epsilon0_search)
 
 
 def _theory(rows, protocol, n, B):

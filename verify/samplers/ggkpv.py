@@ -35,8 +35,9 @@ from typing import Any
 import numpy as np
 
 from accountant.errors import ParameterError
-from accountant.protocols import k_rr, ldp
-from accountant.result import Result
+from accountant.pairs import clones
+from accountant.protocols.k_rr import blanket
+from accountant.result import Result, Scope
 
 __all__ = [
     "padded_size",
@@ -54,6 +55,8 @@ __all__ = [
     "unary_randomizer",
     "unary_estimate",
     "calibrated_epsilon0",
+    "certified_epsilon_upper",
+    "checked_epsilon0",
     "true_frequencies",
     "simulate_summary",
 ]
@@ -335,12 +338,83 @@ def unary_estimate(reports: Any, *, epsilon0: float) -> np.ndarray:
     return (bits.sum(axis=0) - bits.shape[0] * q) / (p - q)
 
 
-def _certified_epsilon(protocol: str, n: int, B: int, epsilon0: float, delta: float) -> Result:
+def certified_epsilon_upper(protocol: str, n: int, B: int, epsilon0: float,
+                            delta: float) -> Result:
+    """The certified upper end of the shuffled protocol's epsilon(delta) at epsilon0.
+
+    The same Result as `KRR(n, epsilon0, k=B).epsilon_for_delta(delta).upper` (k-RR: the
+    blanket pair revealing only the blanket count for B >= 3, the binary blanket clone pair
+    at B = 2) and `LDP(n, epsilon0).epsilon_for_delta(delta).upper` (unary encoding: the
+    clones pair), without building the lower ends (k-RR's special pair at n <= 200,000,
+    binary RR's special pair), which a calibration never reads.
+
+    Args:
+        protocol: "k-rr" or "unary".
+        n: number of users (>= 2).
+        B: domain size (>= 2; unused for "unary").
+        epsilon0: the local epsilon0 (> 0).
+        delta: target delta, in (0, 1).
+
+    Returns:
+        The UPPER Result on "epsilon", scope MECHANISM (as the mechanisms label it).
+
+    Raises:
+        ParameterError: an unknown protocol or an argument outside its domain.
+    """
     if protocol == "k-rr":
-        return k_rr.KRR(n=n, epsilon0=epsilon0, k=B).epsilon_for_delta(delta).upper
-    if protocol == "unary":
-        return ldp.LDP(n=n, epsilon0=epsilon0).epsilon_for_delta(delta).upper
-    raise ParameterError(f"protocol={protocol!r}; valid: 'k-rr', 'unary'")
+        if B == 2:
+            up = clones.epsilon_for_delta(clones.blanket_k_rr(n=n, epsilon0=epsilon0, k=2),
+                                          delta=delta).upper
+        else:
+            up = blanket.epsilon_for_delta(blanket.blanket_count_pair(n=n, epsilon0=epsilon0,
+                                                                      k=B), delta=delta).upper
+    elif protocol == "unary":
+        up = clones.epsilon_for_delta(clones.fmt_clones(n=n, epsilon0=epsilon0),
+                                      delta=delta).upper
+    else:
+        raise ParameterError(f"protocol={protocol!r}; valid: 'k-rr', 'unary'")
+    # the pair dominates every neighbouring pair: its upper end is one on the mechanism
+    return up.with_(scope=Scope.MECHANISM)
+
+
+def _certified_epsilon(protocol: str, n: int, B: int, epsilon0: float, delta: float) -> Result:
+    return certified_epsilon_upper(protocol, n, B, epsilon0, delta)
+
+
+def checked_epsilon0(protocol: str, *, n: int, B: int, epsilon: float, delta: float,
+                     epsilon0: float, rel_tol: float = 1e-2,
+                     max_steps: int = 40) -> tuple[float, Result]:
+    """Certify a candidate epsilon0 found by any search (for instance one certified
+    delta(epsilon) check per step): the certified epsilon(delta) upper end at epsilon0 must
+    be <= epsilon; if it is not, epsilon0 shrinks by the factor (1 - rel_tol / 2) until it is.
+
+    A delta(epsilon) <= delta certificate and an epsilon(delta) <= epsilon one differ only by
+    the epsilon search's tolerance, so the first check nearly always passes; the shrinking
+    keeps the returned pair sound either way.
+
+    Args:
+        protocol: "k-rr" or "unary".
+        n: number of users (>= 2).
+        B: domain size (>= 2).
+        epsilon, delta: the target.
+        epsilon0: the candidate.
+        rel_tol: the search's relative tolerance (sets the shrinking step).
+        max_steps: bound on the number of certified evaluations.
+
+    Returns:
+        (epsilon0, the certified upper Result at it, <= epsilon).
+
+    Raises:
+        ParameterError: no epsilon0 within max_steps meets the target.
+    """
+    e0 = float(epsilon0)
+    for _ in range(max_steps):
+        r = certified_epsilon_upper(protocol, n, B, e0, delta)
+        if float(r) <= epsilon:
+            return e0, r
+        e0 *= 1.0 - rel_tol / 2
+    raise ParameterError(f"no epsilon0 <= {epsilon0:g} within {max_steps} steps meets "
+                         f"epsilon={epsilon}, delta={delta} for {protocol} with n={n}")
 
 
 def calibrated_epsilon0(protocol: str, *, n: int, B: int, epsilon: float, delta: float,
