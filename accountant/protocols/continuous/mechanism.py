@@ -2,10 +2,10 @@
 
 Each user reports x + noise. Upper ends: the certified privacy blanket (`blanket`; for
 (discrete) Laplace noise also the clones pair of the (1/b)-LDP class, whichever is smaller);
-lower ends: the special pair's certified value (`special_pair`) or a thresholded count of it
-(`threshold`), whichever is larger. The (discrete) Laplace families compose through the
-clones pair; the (discrete) Gaussian ones have no pair to compose and say so
-(docs/continuous-randomizers.md#composition).
+lower ends: the special pair's certified value (`special_pair`), a thresholded count of it
+(`threshold`) or its count events chosen for the target (`tail_events`), whichever is
+larger. The (discrete) Laplace families compose through the clones pair; the (discrete)
+Gaussian ones have no pair to compose and say so (docs/continuous-randomizers.md#composition).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from accountant.domains import DISCRETE_SIGMA, LAPLACE_SCALE, N_PAIR, SIGMA
 from accountant.errors import RegimeError
 from accountant.numeric import rounding
 from accountant.protocols import ldp
-from accountant.protocols.continuous import blanket, special_pair, threshold
+from accountant.protocols.continuous import blanket, special_pair, tail_events, threshold
 from accountant.protocols.continuous.laws import (
     DiscreteGaussianLaw,
     DiscreteLaplaceLaw,
@@ -74,16 +74,20 @@ class NoiseRandomizer(Mechanism):
         return None if e0 is None else ldp.LDP(n=self.n, epsilon0=e0)
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
-        """Lower end: the larger of the special pair's certified value (`special_pair`) and
-        the threshold count's; upper end: the certified blanket (or the clones pair's when
-        the randomizer is epsilon0-LDP and that is smaller)."""
+        """Lower end: the largest of the special pair's certified value (`special_pair`), the
+        threshold count's and the tail events' (`tail_events`); upper end: the certified
+        blanket (or the clones pair's when the randomizer is epsilon0-LDP and that is
+        smaller)."""
         up = blanket.epsilon_upper(self.law(), self.n, delta)
         name = "blanket"
         clones = self._clones()
         other = None if clones is None else clones.epsilon_for_delta(delta).upper
         if other is not None and float(other.value) < float(up.value):
             up, name = other, "clones"
-        low = threshold.epsilon_lower(self.law(), self.n, delta)
+        # the threshold count's fixed thresholds, and count events chosen for this delta (the
+        # far tail, where the special pair's lattice sees nothing)
+        low = _larger(threshold.epsilon_lower(self.law(), self.n, delta),
+                      tail_events.epsilon_lower(self.law(), self.n, delta))
         # the upper end's delta is at most the target, so the special pair's search needs
         # no point above it; the threshold's end is where it starts
         special = special_pair.epsilon_lower(
@@ -92,15 +96,16 @@ class NoiseRandomizer(Mechanism):
         return Bracket(lower=_larger(low, special), upper=up, pair_name=name)
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
-        """Lower end: the larger of the special pair's and the threshold count's; upper end:
-        the certified blanket (or the clones pair's)."""
+        """Lower end: the largest of the special pair's, the threshold count's and the tail
+        events'; upper end: the certified blanket (or the clones pair's)."""
         up = blanket.delta_upper(self.law(), self.n, epsilon)
         name = "blanket"
         clones = self._clones()
         other = None if clones is None else clones.delta_for_epsilon(epsilon).upper
         if other is not None and float(other.value) < float(up.value):
             up, name = other, "clones"
-        low = _larger(threshold.delta_lower(self.law(), self.n, epsilon),
+        low = _larger(_larger(threshold.delta_lower(self.law(), self.n, epsilon),
+                              tail_events.delta_lower(self.law(), self.n, epsilon)),
                       special_pair.delta_lower(self.law(), self.n, epsilon))
         return Bracket(lower=low, upper=up, pair_name=name)
 
