@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import ClassVar
 
+import numpy as np
+
 from accountant.domains import DISCRETE_SIGMA, LAPLACE_SCALE, N_PAIR, SIGMA
 from accountant.errors import RegimeError
 from accountant.numeric import rounding
@@ -90,9 +92,13 @@ class NoiseRandomizer(Mechanism):
                       tail_events.epsilon_lower(self.law(), self.n, delta))
         # the upper end's delta is at most the target, so the special pair's search needs
         # no point above it; the threshold's end is where it starts
-        special = special_pair.epsilon_lower(
-            self.law(), self.n, delta, above=0.0 if low is None else float(low.value),
-            below=float(up.value))
+        # far in the tail (a lower end of hundreds, sigma = 0.1) the lattice's per-message
+        # term 1 - e^eps E_0[r | cell] overflows to -inf: harmless (the term only picks a
+        # lattice index and is clipped before use), so numpy's warning is not leaked
+        with np.errstate(over="ignore"):
+            special = special_pair.epsilon_lower(
+                self.law(), self.n, delta, above=0.0 if low is None else float(low.value),
+                below=float(up.value))
         return Bracket(lower=_larger(low, special), upper=up, pair_name=name)
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
