@@ -46,6 +46,8 @@ _NO_PAIR = ("no dominating pair for this family: only one round's delta(epsilon)
             "epsilon0-LDP for any finite epsilon0, so neither the clones pair nor a Renyi "
             "curve applies); compose the round's certified (epsilon, delta) as an "
             "EpsilonDelta event instead (docs/continuous-randomizers.md#composition)")
+# the special pair's epsilon search ends here (its default epsilon_max)
+_SPECIAL_PAIR_REACH = 60.0
 _PURE = Source(citation="this library", locator="docs/continuous-randomizers.md#pure-dp")
 
 
@@ -92,13 +94,16 @@ class NoiseRandomizer(Mechanism):
                       tail_events.epsilon_lower(self.law(), self.n, delta))
         # the upper end's delta is at most the target, so the special pair's search needs
         # no point above it; the threshold's end is where it starts
-        # far in the tail (a lower end of hundreds, sigma = 0.1) the lattice's per-message
-        # term 1 - e^eps E_0[r | cell] overflows to -inf: harmless (the term only picks a
-        # lattice index and is clipped before use), so numpy's warning is not leaked
-        with np.errstate(over="ignore"):
-            special = special_pair.epsilon_lower(
-                self.law(), self.n, delta, above=0.0 if low is None else float(low.value),
-                below=float(up.value))
+        start = 0.0 if low is None else float(low.value)
+        special = None
+        # the special pair's search reaches eps = 60 (beyond, its first step 2 * start would
+        # overflow e^eps from 355 on); far out its lattice sees nothing the tail events miss
+        if start < _SPECIAL_PAIR_REACH:
+            # its per-message term 1 - e^eps E_0[r | cell] may overflow to -inf there: harmless
+            # (it only picks a lattice index, clipped before use), so no warning is leaked
+            with np.errstate(over="ignore"):
+                special = special_pair.epsilon_lower(self.law(), self.n, delta, above=start,
+                                                     below=float(up.value))
         return Bracket(lower=_larger(low, special), upper=up, pair_name=name)
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
