@@ -129,3 +129,22 @@ def test_two_round_delta_readings_bracket_the_reference(eps):
     assert out.lower is not None
     assert float(out.lower) <= ref <= float(out.upper)
     assert float(out.upper) - float(out.lower) <= 0.01 * float(out.upper)
+
+
+def test_delta_and_epsilon_readings_agree_through_the_power_route():
+    """T = 64 (the power route: one FFT and a pointwise power, for both readings once a
+    probe has located delta): the delta reading at the epsilon reading's upper end is at
+    most delta0 (lower end), at its lower end at least delta0 (upper end), since
+    delta(eps) is nonincreasing and the truth lies in both brackets."""
+    pair, delta0 = NoisePair("gaussian", 0.5, 0.1, "add-remove"), 1e-5
+    eps = pld.compose_views([(pair, 64)], delta=delta0)
+    assert eps.lower is not None
+    above = pld.compose_views([(pair, 64)], epsilon=float(eps.upper))
+    below = pld.compose_views([(pair, 64)], epsilon=float(eps.lower))
+    assert above.lower is not None and float(above.lower) <= delta0
+    assert float(below.upper) >= delta0
+    # and the delta readings are themselves tight (within the 0.8 % target, or the
+    # round-off ledger's share of a 1e-5 delta)
+    for out in (above, below):
+        assert out.lower is not None
+        assert float(out.upper) - float(out.lower) <= 0.012 * float(out.upper)
