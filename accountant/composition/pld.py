@@ -1017,7 +1017,8 @@ def compose_measures(mechanisms: Sequence[tuple[PairSource, int]], width: float,
 def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float,
               read: Callable[[LossPmf], float], read_lower: Callable[[LossPmf], float],
               want_lower: bool, coupled: bool, tail: float,
-              connect: bool = True, budget: float = 0.0) -> tuple[float, float | None, float]:
+              connect: bool = True,
+              budget: float = 0.0) -> tuple[float, float | None, float, float]:
     """(upper, lower or None, error ledger) of the composition, the upper measures read by
     `read` (epsilon_of at delta, or delta_of at epsilon), the lower ones by `read_lower`.
     The upper measures are connect-the-dots where the sources allow it; `coupled`: every
@@ -1042,7 +1043,9 @@ def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float,
     elif want_lower:
         low = low or _compose_side(mechanisms, width, False, tail, connect, budget)
         lower = min(max(read_lower(p) for p in low), upper)
-    return upper, lower, max(p.error for p in pess)
+    # what a lower reading subtracts at any width: the ledger and the moves it takes back
+    floor = max(p.error + (p.moved if math.isfinite(p.spread) else 0.0) for p in pess)
+    return upper, lower, max(p.error for p in pess), floor
 
 
 def _width_for_gap(mechanisms: list[tuple[PairSource, int]], delta: float | None,
@@ -1097,7 +1100,8 @@ def _width_for_gap(mechanisms: list[tuple[PairSource, int]], delta: float | None
         # the coupling's shift, hence the gap, scales with the width
         ratio = 0.25 * up / (up - low) if math.isfinite(up) and up > low else 0.0
         probe = max(1e-3, min(0.25, ratio) * probe)
-    if not (math.isfinite(up) and up > 0):
+    if not (math.isfinite(up) and up > 0) or (delta is None and low <= 0):
+        # (a delta reading whose probes certify no lower end: their gap says nothing)
         return None
     if delta is None:
         gap = (up - low) / up
@@ -1219,8 +1223,9 @@ def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float 
             width *= 4
     while True:
         try:
-            upper, lower, err = _evaluate(mechanisms, width, read, read_lower, want_lower,
-                                          coupled, tail, budget=power_budget)
+            upper, lower, err, floor = _evaluate(mechanisms, width, read, read_lower,
+                                                 want_lower, coupled, tail,
+                                                 budget=power_budget)
             break
         except PrecisionError:
             if discretization is not None:
@@ -1238,14 +1243,16 @@ def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float 
             # alone fills the target (sigma = 0.3, q = 0.1, T = 1e4, eps = 3590: 3e-8 of
             # 1.1e-5 each side; refining to 7e-5 took 108 s for a 1.15 % bracket)
             grid_part, goal = grid_part - 2 * err, goal - 2 * err
-            if goal <= 0.25 * grid_part:
+            # (and a delta within a few ledgers of 0: sigma = 1, q = 0.001, one round at
+            # eps = 1, delta 2e-16, refined to a 1e-6 grid for 14 s and a lower end of 0)
+            if goal <= 0.25 * grid_part or upper <= 4 * floor:
                 break
         new_width = max(width * goal / grid_part, _MIN_WIDTH)
         if new_width >= width:
             break
         try:
-            upper, lower, err = _evaluate(mechanisms, new_width, read, read_lower, True,
-                                          coupled, tail, budget=power_budget)
+            upper, lower, err, floor = _evaluate(mechanisms, new_width, read, read_lower,
+                                                 True, coupled, tail, budget=power_budget)
         except (PrecisionError, MemoryError):
             break
         width = new_width
@@ -1261,7 +1268,7 @@ def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float 
         # fills the grid where rounded measures of few atoms stay sparse (direct, relative
         # error only); both are certified, so keep the better end of each
         try:
-            u2, l2, e2 = _evaluate(mechanisms, rounded_width, read, read_lower, want_lower,
+            u2, l2, e2, _ = _evaluate(mechanisms, rounded_width, read, read_lower, want_lower,
                                    False, tail, connect=False)
         except (PrecisionError, MemoryError):
             u2, l2, e2 = math.inf, None, math.inf
