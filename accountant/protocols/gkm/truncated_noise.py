@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -308,7 +309,7 @@ def view_pair(*, n: int, ones: int, epsilon_prime: float, q: float, s: int, trun
     COUNT.named("ones").check(ones)
     if ones > n - 1:
         raise ParameterError(f"ones={ones} is outside [0, n-1] = [0, {n - 1}]")
-    kw = {"epsilon_prime": epsilon_prime, "q": q, "s": s, "truncation": truncation,
+    kw: dict[str, Any] = {"epsilon_prime": epsilon_prime, "q": q, "s": s, "truncation": truncation,
           "flood": flood, "reading": reading, "n": n}
     vp = user_view(ones=ones + 1, zeros=n - 1 - ones, **kw)
     vq = user_view(ones=ones, zeros=n - ones, **kw)
@@ -439,8 +440,8 @@ def worst_case(*, n: int, epsilon_prime: float, q: float, s: int, truncation: in
     for k in range(n):
         for br in max_divergence(n=n, ones=k, epsilon_prime=epsilon_prime, q=q, s=s,
                                  truncation=truncation, flood=flood, reading=reading):
-            lows.append(float(br.lower.value))
-            ups.append(float(br.upper.value))
+            lows.append(float(br.require_lower().value))
+            ups.append(float(br.require_upper().value))
     return max(lows), max(ups)
 
 
@@ -541,18 +542,20 @@ def instance_grid(*, ns: tuple[int, ...], truncations: tuple[int, ...], epsilon_
     """
     inf_pairs, pairs, gap_f, gap_r = 0, 0, 0.0, 0.0
     v_f = closed_form(q=q, reading="footnote")[1]
+    assert v_f is not None  # the footnote reading has both closed forms
     v_r = closed_form(q=q, reading="randomized")[0]
 
     def gap(br: Bracket, v: float) -> float:
-        return max(abs(float(br.lower.value) - v), abs(float(br.upper.value) - v))
+        lo, up = float(br.require_lower().value), float(br.require_upper().value)
+        return max(abs(lo - v), abs(up - v))
     for n in ns:
         fl = truncated_poisson_pmf(mean=lam / n, truncation=flood_truncation)
         for T in truncations:
-            kw = {"n": n, "epsilon_prime": epsilon_prime, "q": q, "s": s, "truncation": T,
-                  "flood": fl}
+            kw: dict[str, Any] = {"n": n, "epsilon_prime": epsilon_prime, "q": q, "s": s,
+                                  "truncation": T, "flood": fl}
             for k in range(n):
                 pq, qp = max_divergence(ones=k, reading="footnote", **kw)
-                inf_pairs += pq.lower.value == math.inf
+                inf_pairs += pq.require_lower().value == math.inf
                 gap_f = max(gap_f, gap(qp, v_f))
                 gap_r = max(gap_r, *(gap(b, v_r) for b in
                                      max_divergence(ones=k, reading="randomized", **kw)))
