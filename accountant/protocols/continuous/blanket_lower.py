@@ -226,7 +226,8 @@ def _resolution(c_max: int) -> float:
     """Lattice steps per untilted sd of Z: fine for few messages, then such that the FFT
     stays near 2^18-2^19 points (accuracy only: 15 steps at c ~ 6e5 lose ~0.1 % of delta
     to the rounding of the statistic)."""
-    return float(min(256.0, max(4.0, 2.0 ** 18 / (2 * _REACH_SD * math.sqrt(c_max)))))
+    top = 256.0 if c_max <= 3 else 64.0
+    return float(min(top, max(4.0, 2.0 ** 18 / (2 * _REACH_SD * math.sqrt(c_max)))))
 
 
 def delta_given_count(law: NoiseLaw, exp_epsilon: float, counts: np.ndarray) -> np.ndarray:
@@ -247,7 +248,9 @@ def delta_given_count(law: NoiseLaw, exp_epsilon: float, counts: np.ndarray) -> 
         return np.zeros(counts.size)  # (the value at eps = inf is 0)
     c_max = int(np.max(counts))
     resolution = _resolution(c_max)
-    budget = 2 ** 15 if c_max >= 1000 else 2 ** 18
+    # (a narrower span for tens to thousands of messages: the window must hold one
+    # message's lattice, and the far tails are the threshold statistic's anyway)
+    budget = 2 ** 18 if c_max <= 3 else (2 ** 13 if c_max < 10 ** 4 else 2 ** 15)
     while resolution >= 1.0:
         while budget >= 2 ** 12:
             lat = _lattice(law, float(exp_epsilon), resolution, budget, c_max)
@@ -294,14 +297,14 @@ def _values(lat: _Lattice, counts: np.ndarray, g: float, sp: _Split) -> np.ndarr
     chern = _chernoff_table(lat, c_max, size, sd_max)
     tiny_scale = 2 * (1 + g) * lat.tiny * (1 + 1.0 / sp.gamma_lo) + 1e-300
     log_gamma = math.log(sp.gamma_hi)
-    out = np.zeros(counts.size)
+    out = _threshold(sp, g, counts)
     for idx, c in enumerate(counts.tolist()):
         if c == 1:
-            out[idx] = _single(sp.cl, g)
+            out[idx] = max(out[idx], _single(sp.cl, g))
             continue
-        out[idx] = _one_count(lat, int(c), g, size, phi_m, phi_q, phi_b, e_m, e_q, e_b,
-                              mult, log_mod, log_r, ang, mod_q, mod_b, chern, tiny_scale,
-                              log_gamma)
+        fft = _one_count(lat, int(c), g, size, phi_m, phi_q, phi_b, e_m, e_q, e_b, mult,
+                         log_mod, log_r, ang, mod_q, mod_b, chern, tiny_scale, log_gamma)
+        out[idx] = max(out[idx], fft)
     return out
 
 
@@ -393,6 +396,44 @@ def _single(cl: Cells, g: float) -> float:
     return max(total - g * cl.tiny1 * (1 + 4 * _U), 0.0)
 
 
+def _threshold(sp: _Split, g: float, counts: np.ndarray) -> np.ndarray:
+    """Another statistic, for few messages at a large g (where the FFT's absolute error,
+    relative to g P_1 of the bulk, hides the far tail): T = 1{some message is in A}, A the
+    outputs left of a cut. With D = P_0(A) - g P_1(A), w = omega(A), k = c - 1,
+
+        P(T = 1) - g Q(T = 1) = (1 - w)^k D - (g - 1)(1 - (1 - w)^k),
+
+    nondecreasing in D and (where positive) nonincreasing in w: D rounded down, w up; the
+    best cut on the left half is taken."""
+    cl = sp.cl
+    b = sp.boundary
+    rel = cl.rho + 4 * _U
+    d_cell = cl.p0[:b] * (1 - rel) - g * cl.p1[:b] * (1 + rel)
+    d_cell = d_cell - 2 * _U * (cl.p0[:b] + g * cl.p1[:b])
+    # prefix sums over cells from the far left, each rounded down by its own error bound
+    scale = np.cumsum(cl.p0[:b] + g * cl.p1[:b])
+    err = sum_relative_error(b) * scale * 2
+    d = np.cumsum(d_cell) - err - g * cl.tiny1
+    w = (np.cumsum(cl.p1[:b]) * (1 + rel) * (1 + sum_relative_error(b)) + cl.tiny1) / (
+        sp.gamma_lo * (1 - 4 * _U))
+    w = np.minimum(w * (1 + 4 * _U), 1.0)
+    keep = d > 0
+    out = np.zeros(counts.size)
+    if not np.any(keep):
+        return out
+    d, w = d[keep], w[keep]
+    log1m = np.log1p(-w)
+    for idx, c in enumerate(counts.tolist()):
+        k = c - 1
+        # (1 - w)^k rounded down, 1 - (1 - w)^k rounded up
+        lk = k * log1m * (1 + 8 * _U) - 4 * _U
+        stay = np.exp(lk) * (1 - 4 * _U)
+        leave = -np.expm1(lk) * (1 + 4 * _U) + 4 * _U * (1 - np.exp(lk)) + 1e-300
+        v = stay * d * (1 - 2 * _U) - (g - 1) * leave * (1 + 2 * _U)
+        out[idx] = max(float(np.max(v)) * (1 - 4 * _U), 0.0)
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class _Chernoff:
     """log moment generating functions of the tilted m and b at a few tilts, for the mass
@@ -461,7 +502,11 @@ def _mixture(law: NoiseLaw, n: int, g: float, tail: float, blocks: int) -> float
     largest N), N ~ Bin(n - 1, q), q >= gamma."""
     sp = _split(law)
     q = min(sp.gamma_hi, 1.0)
-    starts, ends, masses, _ = count_blocks(n - 1, q, tail, blocks)
+    # about `blocks` x 1.5 blocks whatever the mean count (count_blocks adds blocks for
+    # small means, each an FFT here)
+    mean = (n - 1) * q
+    starts, ends, masses, _ = count_blocks(
+        n - 1, q, tail, max(1, round(blocks * min(1.0, math.sqrt(mean / 4e5)))))
     # count_blocks rounds each mass up by (1 + e); the true mass is >= raw (1 - e)
     e = PMF_RELATIVE_ERROR + 2 * _U * (ends - starts + 1)
     low_masses = masses * (1 - e) / (1 + e) * (1 - 4 * _U)
