@@ -351,7 +351,9 @@ def _one_count(lat: _Lattice, c: int, g: float, size: int, phi_m: np.ndarray,
         dz = d_power * (mx + err) + r_k * err + 4 * _U * np.abs(z)
         dead = math.exp(-700.0) * (n_dead * (float(np.max(mod_x)) + err))
         round_off = _FFT_ETA * log2l * math.sqrt(float(np.sum(mult_l * np.abs(z) ** 2))) / sq
-        bound = ((float(np.sum(mult_l * dz)) + dead) / size + round_off * 1.01) * (1 + 8 * _U)
+        # (a float sum of the nonnegative error terms, rounded up by its own bound)
+        bound = ((float(np.sum(mult_l * dz)) + dead) / size + round_off * 1.01) * (
+            1 + sum_relative_error(int(live.size)) + 8 * _U)
         zs[row, live] = z
         bounds.append(bound + 1e-300)
     x, y = np.fft.irfft(zs, size, axis=1)
@@ -410,11 +412,12 @@ def _threshold(sp: _Split, g: float, counts: np.ndarray) -> np.ndarray:
     rel = cl.rho + 4 * _U
     d_cell = cl.p0[:b] * (1 - rel) - g * cl.p1[:b] * (1 + rel)
     d_cell = d_cell - 2 * _U * (cl.p0[:b] + g * cl.p1[:b])
-    # prefix sums over cells from the far left, each rounded down by its own error bound
+    # prefix sums over cells from the far left (numpy's cumsum is sequential: relative
+    # error <= (b - 1) u of the sum of magnitudes), each rounded down by that bound
+    seq = 2 * (b + 2) * _U * 1.01
     scale = np.cumsum(cl.p0[:b] + g * cl.p1[:b])
-    err = sum_relative_error(b) * scale * 2
-    d = np.cumsum(d_cell) - err - g * cl.tiny1
-    w = (np.cumsum(cl.p1[:b]) * (1 + rel) * (1 + sum_relative_error(b)) + cl.tiny1) / (
+    d = np.cumsum(d_cell) - seq * scale - g * cl.tiny1
+    w = (np.cumsum(cl.p1[:b]) * (1 + rel) * (1 + seq) + cl.tiny1) / (
         sp.gamma_lo * (1 - 4 * _U))
     w = np.minimum(w * (1 + 4 * _U), 1.0)
     keep = d > 0
