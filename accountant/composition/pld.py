@@ -1100,9 +1100,15 @@ def _width_for_gap(mechanisms: list[tuple[PairSource, int]], delta: float | None
         # the coupling's shift, hence the gap, scales with the width
         ratio = 0.25 * up / (up - low) if math.isfinite(up) and up > low else 0.0
         probe = max(1e-3, min(0.25, ratio) * probe)
-    if not (math.isfinite(up) and up > 0) or (delta is None and low <= 0):
-        # (a delta reading whose probes certify no lower end: their gap says nothing)
+    if not (math.isfinite(up) and up > 0):
         return None
+    if delta is None and low <= 0:
+        # a delta reading whose probes certify no lower end (delta within the ledger): their
+        # gap says nothing, so the default start; the threshold at 1e-4 of 1e-3 of the
+        # probe's upper end, at least of 1e-8, cannot move the upper end by more than the
+        # round-off ledger it already carries, while the 1e-20 of no delta was below the
+        # FFT's floor (sigma = 1, q = 0.001, T = 1e3 at eps = 1: 60 s for 2.3e-9)
+        return 2e-4, max(1e-3 * up, 1e-8)
     if delta is None:
         gap = (up - low) / up
         if gap <= 0:
