@@ -108,8 +108,11 @@ def _contains(ball, value):
     return abs(value - mid) <= rad + abs(value) * mpmath.mpf(10) ** -45
 
 
-LAWS = [GaussianLaw(1.0), GaussianLaw(0.1), LaplaceLaw(0.5), LaplaceLaw(3.0),
-        DiscreteLaplaceLaw(1.0), DiscreteGaussianLaw(0.7), DiscreteGaussianLaw(2.0)]
+# (GaussianLaw(150): neither 0 nor 1 is a cut there, so one cell straddles 0 under each input
+# and its mass takes the third branch of `cells._masses`, 1 - F(a) - S(b))
+LAWS = [GaussianLaw(1.0), GaussianLaw(0.1), GaussianLaw(150.0), LaplaceLaw(0.5),
+        LaplaceLaw(3.0), DiscreteLaplaceLaw(1.0), DiscreteGaussianLaw(0.7),
+        DiscreteGaussianLaw(2.0)]
 
 
 # ------------------------------------------------------------------ cells
@@ -119,6 +122,8 @@ def test_every_cell_mass_is_within_rho_and_the_zeroed_ones_within_tiny(law):
     cl = cells(law)
     edges = [-math.inf, *[float(v) for v in cl.cuts], math.inf]
     assert cl.p0.size == cl.p1.size == len(edges) - 1
+    if law == GaussianLaw(150.0):
+        assert 0.0 not in cl.cuts and 1.0 not in cl.cuts
     assert 0 < cl.rho < 1e-14
     for x, stored, tiny in ((0, cl.p0, cl.tiny0), (1, cl.p1, cl.tiny1)):
         zeroed = mpmath.mpf(0)
