@@ -281,6 +281,10 @@ def from_view(view: ViewPair, width: float, pessimistic: bool,
     return pmf_from_entries(index, mass, width, max(0.0, infinity), pessimistic)
 
 
+# the most (c, x) outcomes `from_clone_pair` materialises (about 16 bytes each, twice)
+_MAX_OUTCOMES = 1e8
+
+
 def from_clone_pair(pair: ClonePair, width: float, pessimistic: bool,
                     tail: float = 1e-15, connect: bool = False) -> LossPmf:
     """The discretised PLD of a mixture-over-C pair (clones or k-RR blanket), in
@@ -319,6 +323,13 @@ def from_clone_pair(pair: ClonePair, width: float, pessimistic: bool,
     m_all = c + 1
     log8 = math.log(8.0 / tail)
     half_width = int(math.ceil(math.sqrt(float(m_all.max()) * log8 / 2.0))) + 1
+    # every (c, x) outcome is materialised before binning: at n = 1e9 users and epsilon0
+    # near 1e-4 that is about 1e9 of them (tens of GiB); refuse, so the accountant's other
+    # routes answer (the rows' losses are then nearly equal, where the RDP route is tight)
+    if c.size * (2.0 * half_width + 1) > _MAX_OUTCOMES:
+        raise PrecisionError(
+            f"the clones pair's PLD would enumerate {c.size * (2 * half_width + 1):.3g} "
+            f"outcomes (n - 1 = {N}, epsilon0 = {e0:.6g}), above {_MAX_OUTCOMES:.0e}")
     offsets = np.arange(-half_width, half_width + 1, dtype=float)
     sign = 1.0 if pessimistic else -1.0
     log_w, log_w1 = math.log(pair.w), math.log(pair.w_prime)
