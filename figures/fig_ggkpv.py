@@ -5,8 +5,9 @@ the multi-message Hadamard response with the least certified rho, and k-RR and u
 encoding with the largest certified epsilon0 (`epsilon0_search`: one certified delta(epsilon)
 check per step, one certified epsilon(delta) check at the answer), all at epsilon = 1,
 delta = 1e-6; seeded, on a dataset with half the users on value 1 (the heavy value) and the
-rest spread over 2..B. Markers are simulated (mean over trials; bars: sd over trials for the maximum, standard
-error for the RMS errors); lines are closed forms (the estimators' exact variances).
+rest spread over 2..B. Markers are simulated (mean over trials; bars: sd over trials for the
+maximum, standard error for the RMS errors); lines are closed forms (the estimators' exact
+variances).
 
 - (a) the maximum count error over the B values; lines: the expected maximum of B
   independent normal errors with the exact per-value sds (a reference, not a bound);
