@@ -4,7 +4,7 @@ suite let survive (docs/soundness.md#mutation-testing).
 
 Oracles, each independent of the code under test:
 - the noise laws' distribution functions in mpmath at 50 digits (every cell's mass, every
-  ball of `cells._tails`, the blanket mass gamma, the far-tail mass);
+  ball of `cells.law_tails`, the blanket mass gamma, the far-tail mass);
 - the special pair of a two-cell law in exact binomial sums (mpmath, 40 digits): its view is
   the number K of messages in the upper cell, so the lattice statistic is sufficient and its
   certified lower end must lie below this value;
@@ -142,7 +142,7 @@ def test_every_cell_mass_is_within_rho_and_the_zeroed_ones_within_tiny(law):
 @pytest.mark.parametrize("law", LAWS, ids=repr)
 def test_tail_balls_hold_the_distribution_function(law):
     mpmath.mp.dps = DPS
-    tails = cells_mod._tails(law)
+    tails = cells_mod.law_tails(law)
     cdf, sf = _mp_cdf(law), _mp_sf(law)
     s = law.scale
     ys = [0.0, -0.5, 0.5, 1.0, -1.0, 2.5 * s, -2.5 * s, 7 * s, -7 * s, 30 * s, -30 * s]

@@ -27,7 +27,7 @@ from accountant.protocols.continuous.laws import (
     NoiseLaw,
 )
 
-__all__ = ["Cells", "cells", "cuts", "TINY"]
+__all__ = ["Cells", "Tails", "cells", "cuts", "law_tails", "TINY"]
 
 _PREC = 192  # bits: far more than the 53 kept, so that cancellation in F(b) - F(a) is harmless
 # masses below this are set to 0 and their true value is carried as an absolute error (a
@@ -106,7 +106,7 @@ def cells(law: NoiseLaw) -> Cells:
     """
     c = cuts(law)
     with ctx.workprec(_PREC):
-        tails = _tails(law)
+        tails = law_tails(law)
         p0 = _masses(tails, c)
         p1 = _masses(tails, c - 1.0)
         return _certify(c, p0, p1)
@@ -137,7 +137,7 @@ def _certify(c: np.ndarray, p0: list[arb], p1: list[arb]) -> Cells:
                  balls0=tuple(p0), balls1=tuple(p1))
 
 
-def _masses(tails: _Tails, y: np.ndarray) -> list[arb]:
+def _masses(tails: Tails, y: np.ndarray) -> list[arb]:
     """Balls for the masses of the cells cut at y (the noise law at those points), each
     from the smaller side of 0: F differences left of 0, survival differences right of it."""
     lo = [tails(float(v)) for v in y]
@@ -153,14 +153,22 @@ def _masses(tails: _Tails, y: np.ndarray) -> list[arb]:
     return masses
 
 
-class _Tails:
+class Tails:
     """(F(y), 1 - F(y)) of a noise law as balls, each computed without cancellation."""
 
     def __call__(self, y: float) -> tuple[arb, arb]:
+        """(F(y), 1 - F(y)) at `y` as balls.
+
+        Args:
+            y: the point.
+
+        Returns:
+            The two balls.
+        """
         raise NotImplementedError
 
 
-class _GaussianTails(_Tails):
+class _GaussianTails(Tails):
     def __init__(self, sigma: float) -> None:
         self.scale = arb(sigma) * arb(2).sqrt()
 
@@ -169,7 +177,7 @@ class _GaussianTails(_Tails):
         return (-z).erfc() / 2, z.erfc() / 2
 
 
-class _LaplaceTails(_Tails):
+class _LaplaceTails(Tails):
     def __init__(self, b: float) -> None:
         self.b = arb(b)
 
@@ -181,7 +189,7 @@ class _LaplaceTails(_Tails):
         return 1 - s, s
 
 
-class _DiscreteLaplaceTails(_Tails):
+class _DiscreteLaplaceTails(Tails):
     # P(X <= k) = p^|k| / (1 + p) for k < 0, P(X > k) = p^(k+1) / (1 + p) for k >= 0
     def __init__(self, b: float) -> None:
         self.b = arb(b)
@@ -196,7 +204,7 @@ class _DiscreteLaplaceTails(_Tails):
         return 1 - s, s
 
 
-class _DiscreteGaussianTails(_Tails):
+class _DiscreteGaussianTails(Tails):
     """Prefix sums of e^(-k^2 / (2 sigma^2)) over |k| <= top = 40 sigma + 40 (one pass, cached
     with the law); the mass beyond top on each side is below e^(-top^2 / (2 sigma^2)) / (1 -
     e^(-top / sigma^2)), carried in the balls' radii."""
@@ -228,7 +236,18 @@ class _DiscreteGaussianTails(_Tails):
         return low / self.total, high / self.total
 
 
-def _tails(law: NoiseLaw) -> _Tails:
+def law_tails(law: NoiseLaw) -> Tails:
+    """The ball-arithmetic tails of a noise law (shared with `tail_events`).
+
+    Args:
+        law: a Gaussian, Laplace, discrete Laplace or discrete Gaussian law.
+
+    Returns:
+        Its `Tails`.
+
+    Raises:
+        TypeError: a law without ball-arithmetic tails.
+    """
     if isinstance(law, GaussianLaw):
         return _GaussianTails(law.scale)
     if isinstance(law, LaplaceLaw):

@@ -72,8 +72,8 @@ class Event:
 
 
 @functools.lru_cache(maxsize=16)
-def _tails(law: NoiseLaw) -> cells._Tails:
-    return cells._tails(law)
+def _tails(law: NoiseLaw) -> cells.Tails:
+    return cells.law_tails(law)
 
 
 def _survival(law: NoiseLaw, y: float) -> tuple[arb, arb]:

@@ -35,8 +35,12 @@ class KRR(Mechanism):
         return privacy.special_pair.unchecked(n=self.n, epsilon0=self.epsilon0, k=self.k)
 
     def lower_view_pair(self) -> ViewPair:
-        """The special pair up to `SPECIAL_PAIR_LIMIT` users; beyond, its post-processing to
-        one count (`subsampled_pair` at rate 1, substitute), which needs no 2-D grid."""
+        """A real pair's view for the composed lower end.
+
+        Returns:
+            The special pair up to `SPECIAL_PAIR_LIMIT` users; beyond, its post-processing
+            to one count (`subsampled_pair` at rate 1, substitute), which needs no 2-D grid.
+        """
         if self.n > privacy.SPECIAL_PAIR_LIMIT:
             return self.subsampled_pair(1.0, "substitute")
         return self.view_pair()
