@@ -48,6 +48,7 @@ from scipy.optimize import brentq
 from accountant.numeric.logspace import logsumexp
 from accountant.numeric.rounding import UNIT_ROUNDOFF, sum_relative_error
 from accountant.pairs.clones import PMF_RELATIVE_ERROR, count_blocks
+from accountant.protocols.continuous import special_pair
 from accountant.protocols.continuous.cells import Cells, cells
 from accountant.protocols.continuous.laws import NoiseLaw
 from accountant.result import Direction, Kind, Result, Scope, Source
@@ -598,7 +599,7 @@ def epsilon_lower(law: NoiseLaw, n: int, delta: float, *, below: float | None = 
     for _ in range(40):
         if b - a <= relative_tolerance * b:
             break
-        est = _estimate(cache, target)
+        est = special_pair.secant_estimate(cache, target)
         if est is None or not a < est < b:
             est = 0.5 * (a + b)
         h = 0.4 * relative_tolerance * b
@@ -613,26 +614,6 @@ def epsilon_lower(law: NoiseLaw, n: int, delta: float, *, below: float | None = 
         else:
             b = c
     return _result(law, delta, a if found else 0.0, b)
-
-
-def _estimate(cache: dict[float, float], target: float) -> float | None:
-    """Where sqrt(-log delta) crosses the target: the secant through the nearest evaluated
-    point on each side, else the last two, else proportionally from one."""
-    pts = sorted((e, math.sqrt(-math.log(v))) for e, v in cache.items() if 0 < v < 1)
-    if not pts:
-        return None
-    below_pts = [p for p in pts if p[1] < target]
-    above_pts = [p for p in pts if p[1] >= target]
-    if below_pts and above_pts:
-        (e1, f1), (e2, f2) = below_pts[-1], above_pts[0]
-    elif len(pts) >= 2:
-        (e1, f1), (e2, f2) = pts[-2:] if below_pts else pts[:2]
-    else:
-        e1, f1 = pts[0]
-        return e1 * target / f1 if f1 > 0 else None
-    if f2 == f1:
-        return None
-    return e1 + (target - f1) * (e2 - e1) / (f2 - f1)
 
 
 def _result(law: NoiseLaw, delta: float, a: float, b: float) -> Result:

@@ -32,7 +32,7 @@ from accountant.protocols.continuous.cells import Cells, cells
 from accountant.protocols.continuous.laws import NoiseLaw
 from accountant.result import Direction, Kind, Result, Source
 
-__all__ = ["delta_order", "delta_lower", "epsilon_lower", "SOURCE"]
+__all__ = ["delta_order", "delta_lower", "epsilon_lower", "secant_estimate", "SOURCE"]
 
 _U = UNIT_ROUNDOFF
 _FFT_ETA = 10 * _U  # stated per-stage error of a radix-2 FFT (Higham 2002, Thm 24.2)
@@ -390,7 +390,7 @@ def epsilon_lower(law: NoiseLaw, n: int, delta: float, *, above: float = 0.0,
     for _ in range(40):
         if b - a <= relative_tolerance * b:
             break
-        est = _estimate(cache, target)
+        est = secant_estimate(cache, target)
         if est is None or not a < est < b:
             est = guess if a < guess < b and not cache else 0.5 * (a + b)
         # aim a little past the estimate, so that the bracket closes from both sides
@@ -418,9 +418,17 @@ def _chi_ratio(law: NoiseLaw) -> float:
     return ratio if 0 < ratio <= 1 else 0.5
 
 
-def _estimate(cache: dict[float, float], target: float) -> float | None:
-    """Where psi crosses the target, from the evaluated points: the secant through the
-    nearest point on each side, else through the last two, else proportionally from one."""
+def secant_estimate(cache: dict[float, float], target: float) -> float | None:
+    """Where psi = sqrt(-log delta) crosses the target, from the evaluated points.
+
+    Args:
+        cache: evaluated eps -> certified delta.
+        target: sqrt(-log delta) of the wanted delta.
+
+    Returns:
+        The secant through the nearest point on each side, else through the last two,
+        else proportionally from one; None if nothing usable (a search start only).
+    """
     pts = sorted((e, math.sqrt(-math.log(v))) for e, v in cache.items() if 0 < v < 1)
     if not pts:
         return None
