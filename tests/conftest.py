@@ -25,6 +25,14 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.loadgroup = True
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Slow tests run for tens of minutes by design: their per-test timeout is 4 h, not
+    the default suite's 900 s (pyproject.toml)."""
+    for item in items:
+        if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(4 * 3600))
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node) -> None:  # type: ignore[no-untyped-def]
     """Tell each xdist worker that the controller groups (xdist reads `--dist` there only

@@ -57,7 +57,7 @@ from accountant.pairs.clones import ClonePair
 from accountant.result import Direction, Kind, Result, Source
 from accountant.view import ViewPair
 
-__all__ = ["LossPmf", "PldComposition", "compose_views", "from_view", "from_clone_pair",
+__all__ = ["LossPmf", "OutcomeLimitError", "PldComposition", "compose_views", "from_view", "from_clone_pair",
            "connected_pmf", "split_pmf", "lower_delta_of", "lower_epsilon_of", "coupling_shift",
            "connects", "power_compose",
            "convolve", "self_compose", "compose_measures", "check_items", "delta_of", "epsilon_of",
@@ -283,6 +283,14 @@ def from_view(view: ViewPair, width: float, pessimistic: bool,
 
 # the most (c, x) outcomes `from_clone_pair` materialises (about 16 bytes each, twice)
 _MAX_OUTCOMES = 1e8
+# the most times `compose_views` coarsens a grid that needs too many buckets (4^12 = 1.7e7
+# times its start: any span of losses fits well before)
+_MAX_COARSENINGS = 12
+
+
+class OutcomeLimitError(PrecisionError):
+    """A pair has more outcomes than the PLD route enumerates, whatever the grid width:
+    coarsening cannot help (the accountant's other routes answer)."""
 
 
 def from_clone_pair(pair: ClonePair, width: float, pessimistic: bool,
@@ -309,6 +317,7 @@ def from_clone_pair(pair: ClonePair, width: float, pessimistic: bool,
 
     Raises:
         PrecisionError: the grid would need more than 8e6 buckets.
+        OutcomeLimitError: more than 1e8 (c, x) outcomes, at any width.
     """
     POSITIVE.named("tail").check(tail)
     raw: list[tuple[np.ndarray, ...]] = []
@@ -327,7 +336,7 @@ def from_clone_pair(pair: ClonePair, width: float, pessimistic: bool,
     # near 1e-4 that is about 1e9 of them (tens of GiB); refuse, so the accountant's other
     # routes answer (the rows' losses are then nearly equal, where the RDP route is tight)
     if c.size * (2.0 * half_width + 1) > _MAX_OUTCOMES:
-        raise PrecisionError(
+        raise OutcomeLimitError(
             f"the clones pair's PLD would enumerate {c.size * (2 * half_width + 1):.3g} "
             f"outcomes (n - 1 = {N}, epsilon0 = {e0:.6g}), above {_MAX_OUTCOMES:.0e}")
     offsets = np.arange(-half_width, half_width + 1, dtype=float)
@@ -1238,14 +1247,18 @@ def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float 
             # long compositions: a first pass on a 4x coarser grid (about 4x cheaper) only
             # measures the gap, from which the refinement below picks the final width
             width *= 4
-    while True:
+    for coarsened in range(_MAX_COARSENINGS + 1):
         try:
             upper, lower, err, floor = _evaluate(mechanisms, width, read, read_lower,
                                                  want_lower, coupled, tail,
                                                  budget=power_budget)
             break
+        except OutcomeLimitError:
+            raise
         except PrecisionError:
-            if discretization is not None:
+            # too many buckets: a coarser grid has fewer (an outcome limit does not move
+            # with the width, and once looped here forever: n = 1e6 Laplace, 2026-11-27)
+            if discretization is not None or coarsened == _MAX_COARSENINGS:
                 raise
             width *= 4
     refinements = 0

@@ -165,3 +165,24 @@ def test_truncation_of_a_two_sided_measure_keeps_both_readings_sound(seed):
         truth = _h(nu, int(grid[0]), width, 0.0, eps)
         assert pld.delta_of(cut, eps) >= truth
         assert pld.delta_of(low, eps) <= truth
+
+
+def test_an_outcome_limit_is_not_retried_at_coarser_widths():
+    """A clones pair with more (c, x) outcomes than the PLD route enumerates (n = 1e6,
+    epsilon0 = 0.44, delta 4.7e-24: about 1.3e8) is refused at once: the refusal does not
+    depend on the width, and compose_views once coarsened its grid for ever on it (the hang
+    of the CI run of 866182c, through the Laplace property test). The accountant then
+    answers by its other routes, with a finite upper end at most epsilon0."""
+    from accountant.composition import Accountant
+    from accountant.composition.pld import OutcomeLimitError
+    from accountant.pairs import clones
+    from accountant.result import Kind
+
+    pair = clones.fmt_clones(n=10**6, epsilon0=0.4423462458975618)
+    with pytest.raises(OutcomeLimitError, match="outcomes"):
+        pld.compose_views([(pair, 1)], delta=4.708275098127637e-24)
+    from accountant.protocols.continuous import LaplaceRandomizer
+    b = Accountant().compose(LaplaceRandomizer(n=10**6, scale=2.2606725145161044)) \
+        .get_epsilon(4.708275098127637e-24)
+    assert b.upper.kind is Kind.UPPER
+    assert 0 < b.upper.value <= 1 / 2.2606725145161044 * (1 + 1e-12)
