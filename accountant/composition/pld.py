@@ -57,8 +57,9 @@ from accountant.pairs.clones import ClonePair
 from accountant.result import Direction, Kind, Result, Source
 from accountant.view import ViewPair
 
-__all__ = ["LossPmf", "OutcomeLimitError", "PldComposition", "compose_views", "from_view", "from_clone_pair",
-           "connected_pmf", "split_pmf", "lower_delta_of", "lower_epsilon_of", "coupling_shift",
+__all__ = ["LossPmf", "OutcomeLimitError", "PldComposition", "compose_views", "from_view",
+           "from_clone_pair", "connected_pmf", "split_pmf", "lower_delta_of", "lower_epsilon_of",
+           "coupling_shift",
            "connects", "power_compose",
            "convolve", "self_compose", "compose_measures", "check_items", "delta_of", "epsilon_of",
            "fft_error_bound", "grid_index", "pmf_from_entries", "truncate", "truncation_tail",
