@@ -51,3 +51,42 @@ def test_an_unreachable_target_and_a_bad_interval_are_refused():
         noise_multiplier(1e-3, 1e-5, sampling_rate=1.0, rounds=100, hi=2.0)
     with pytest.raises(ParameterError, match="lo"):
         noise_multiplier(1.0, 1e-5, sampling_rate=0.01, rounds=10, lo=2.0, hi=1.0)
+
+
+@pytest.mark.parametrize("integer", [False, True])
+def test_the_risky_end_is_evaluated_only_when_the_search_closes_on_it(integer):
+    """The risky end of the interval is the costliest bracket (sigma = 0.1 at delta 1e-300:
+    100 s, where the answer took seconds): it is computed only if every value tried meets
+    the target, and then it is the answer when it meets too."""
+    tried = []
+
+    def build(sigma):
+        tried.append(sigma)
+        return Accountant("add-remove").compose(GaussianNoise(sigma), 1)
+
+    # sigma = 1 needs epsilon about 4.4 at delta 1e-5: a target of 1 lies near sigma = 4.3
+    out = calibrate(build, lo=0.1, hi=50.0, target_epsilon=1.0, delta=1e-5, increasing=False,
+                    integer=integer, rtol=1e-2)
+    assert 3.0 < out.value < 6.0 and out.bracket.upper.value <= 1.0
+    assert min(tried) > 0.1 and len(tried) == out.evaluations
+    # a target met across [lo, hi]: the search closes on the risky end and returns it
+    tried.clear()
+    out = calibrate(build, lo=3.0, hi=50.0, target_epsilon=100.0, delta=1e-5,
+                    increasing=False, integer=integer, rtol=1e-2)
+    assert out.value == 3.0 and tried[-1] == 3.0 and out.bracket.upper.value <= 100.0
+
+
+def test_a_search_closed_against_an_uncertified_value_warns():
+    """At delta 1e-300 two composed rounds of the subsampled Gaussian have no finite
+    certified epsilon at some sigma (the PLD's round-off floor; 43.3 here) while a slightly
+    larger sigma gives 0.249: the search closes there, far below the target 1, and says so
+    (LooseBoundWarning) instead of presenting the value as the boundary."""
+    from accountant.errors import LooseBoundWarning
+
+    def build(sigma):
+        return Accountant("substitute").compose(Subsampled(GaussianNoise(sigma), 0.1), 2)
+
+    with pytest.warns(LooseBoundWarning, match="no route certifies a finite epsilon"):
+        out = calibrate(build, lo=0.1, hi=1000.0, target_epsilon=1.0, delta=1e-300,
+                        increasing=False, rtol=1e-2)
+    assert out.bracket.upper.value <= 1.0
