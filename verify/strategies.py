@@ -747,18 +747,12 @@ KNOWN_VIOLATIONS: list[KnownViolation] = [
     # crashed at sigma = 0.1, delta <= 1e-200 (an overflowing tilted variance); the
     # Accountant attached the PLD route's pair_lower beside the RDP route's smaller upper
     # end (two or more heterogeneous groups), a bracket out of order.
-    # Not a wrong number but a domain failure (issue 20, item 4: no number over 30 s): the
-    # (discrete) Laplace families compose through the clones pair of LDP(n, 1/b) since
-    # today, and at n = 1e9 with 1/b near 1e-4 one composed round takes over 200 s (the
-    # clones PLD enumerates about 1e9 outcomes and peaked at 22 GB before its new 1e8
-    # guard; the remaining routes are still slow). No strict xfail: the reproducer itself
-    # is too slow for the suite.
-    KnownViolation(
-        "Accountant().compose(LaplaceRandomizer(n=10**9, scale=8334.95), 1).get_delta(2.5e-5) "
-        "takes over 200 s",
-        lambda cls, args, quantity, point: (
-            cls in (LaplaceRandomizer, DiscreteLaplaceRandomizer) and quantity == "compose"
-            and args["n"] > 10 ** 6)),
+    # A domain failure (issue 20, item 4: no number over 30 s), fixed 2026-11-27: the
+    # (discrete) Laplace families compose through the clones pair of LDP(n, 1/b), and at
+    # n = 1e9, 1/b near 1e-4 one composed round took over 200 s (the clones PLD enumerated
+    # about 1e9 outcomes, 22 GB). One run now takes the mechanism's own bracket, the clones
+    # PLD bins chunk by chunk and refuses over 1e8 outcomes at once (it used to retry at
+    # coarser widths for ever); kept as a regression in tests/property/test_new_families.py.
 ]
 
 

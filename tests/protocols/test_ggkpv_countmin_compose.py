@@ -207,8 +207,12 @@ def test_composed_rounds_have_a_mechanism_lower_end_matching_one_round() -> None
     one = mech.epsilon_for_delta(1e-6)
     bins = divergence.epsilon_bracket(lower_pair, 1e-6, direction="P||Q")
     ends = []
+    own = Accountant().compose(mech, 1).get_epsilon(1e-6)
+    assert own.upper.value == one.upper.value  # one run: the mechanism's own bracket
     for T in (1, 10):
-        bracket = Accountant().compose(mech, T).get_epsilon(1e-6)
+        # (T = 1 through the PLD route asked for by name)
+        bracket = Accountant().compose(mech, T).get_epsilon(
+            1e-6, method="pld" if T == 1 else "all")
         assert bracket.lower is not None
         assert "optimistic PLD of one neighbouring pair" in bracket.lower.method
         assert float(bracket.lower) <= float(bracket.upper)
