@@ -24,7 +24,9 @@ from accountant.protocols.continuous import (
     DiscreteGaussianLaw,
     DiscreteLaplaceLaw,
     GaussianLaw,
+    GaussianRandomizer,
     LaplaceLaw,
+    LaplaceRandomizer,
     blanket,
     blanket_lower,
 )
@@ -213,3 +215,33 @@ def test_pure_dp_region_is_zero() -> None:
     law = LaplaceLaw(2.0)
     assert float(blanket_lower.delta_lower(law, 50, 0.5).value) == 0.0
     assert float(blanket_lower.delta_lower(law, 50, 0.45).value) > 0.0
+
+
+@pytest.mark.parametrize("make, within", [
+    (lambda: GaussianRandomizer(n=1000, sigma=1.0), 0.06),
+    (lambda: GaussianRandomizer(n=10 ** 6, sigma=3.0), 0.01),
+    (lambda: GaussianRandomizer(n=2, sigma=0.3), 0.06),
+    (lambda: LaplaceRandomizer(n=1000, scale=1.0), 0.06),
+], ids=["gaussian-1000", "gaussian-1e6", "gaussian-2", "laplace-1000"])
+def test_the_mechanism_bracket_carries_the_blanket_pairs_lower_end(make, within) -> None:
+    """When the blanket is the upper end, the bracket's pair_lower is the blanket pair's
+    certified lower end: a PAIR statement below the upper end and near it (epsilon within
+    1 % at n = 1e6, 6 % at n = 1000: the rest of the bracket is the gap to the worst
+    dataset), printed as `<quantity>_blanket_lower`; delta(eps) gets one too."""
+    mech = make()
+    for b, q in ((mech.epsilon_for_delta(1e-6), "epsilon"),
+                 (mech.delta_for_epsilon(0.5), "delta")):
+        if b.pair_name != "blanket":
+            assert b.pair_lower is None
+            continue
+        p = b.pair_lower
+        if p is None and q == "delta":
+            # far in the tail (n = 1e6: delta(0.5) ~ 5e-18) the lattice statistic certifies
+            # nothing above 0, and a 0 is not reported
+            assert b.upper.value < 1e-12
+            continue
+        assert p is not None and p.kind is Kind.LOWER and p.scope is Scope.PAIR
+        assert 0 < p.value <= b.upper.value
+        if q == "epsilon":
+            assert b.upper.value <= p.value * (1 + within)
+        assert f"{q}_blanket_lower" in b.json_items(q)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import abc
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import ClassVar
@@ -20,10 +20,16 @@ from typing import ClassVar
 import numpy as np
 
 from accountant.domains import DISCRETE_SIGMA, LAPLACE_SCALE, N_PAIR, SIGMA
-from accountant.errors import RegimeError
+from accountant.errors import AccountantError, RegimeError
 from accountant.numeric import rounding
 from accountant.protocols import ldp
-from accountant.protocols.continuous import blanket, special_pair, tail_events, threshold
+from accountant.protocols.continuous import (
+    blanket,
+    blanket_lower,
+    special_pair,
+    tail_events,
+    threshold,
+)
 from accountant.protocols.continuous.laws import (
     DiscreteGaussianLaw,
     DiscreteLaplaceLaw,
@@ -104,7 +110,12 @@ class NoiseRandomizer(Mechanism):
             with np.errstate(over="ignore"):
                 special = special_pair.epsilon_lower(self.law(), self.n, delta, above=start,
                                                      below=float(up.value))
-        return Bracket(lower=_larger(low, special), upper=up, pair_name=name)
+        pair_low = _blanket_pair_lower(
+            lambda: blanket_lower.epsilon_lower(self.law(), self.n, delta,
+                                                below=float(up.value))) \
+            if name == "blanket" else None
+        return Bracket(lower=_larger(low, special), upper=up, pair_name=name,
+                       pair_lower=pair_low)
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
         """Lower end: the largest of the special pair's, the threshold count's and the tail
@@ -118,7 +129,13 @@ class NoiseRandomizer(Mechanism):
         low = _larger(_larger(threshold.delta_lower(self.law(), self.n, epsilon),
                               tail_events.delta_lower(self.law(), self.n, epsilon)),
                       special_pair.delta_lower(self.law(), self.n, epsilon))
-        return Bracket(lower=low, upper=up, pair_name=name)
+        pair_low = _blanket_pair_lower(
+            lambda: blanket_lower.delta_lower(
+                self.law(), self.n, epsilon,
+                # counts left out cost their mass: keep it far below the value sought
+                tail=min(1e-7, max(1e-3 * float(up.value), 1e-300)))) \
+            if name == "blanket" else None
+        return Bracket(lower=low, upper=up, pair_name=name, pair_lower=pair_low)
 
     def renyi(self, orders: Sequence[float]) -> list[Bracket]:
         """Finite orders: the clones pair's upper ends when epsilon0-LDP, else unknown;
@@ -177,6 +194,19 @@ class NoiseRandomizer(Mechanism):
                              else "ratio e^(1/b) on outputs >= 1)"))
         return Bracket(lower=r, upper=r)
 
+
+
+def _blanket_pair_lower(compute: Callable[[], Result]) -> Result | None:
+    """The blanket pair's own certified lower end (`blanket_lower`): how close the upper end
+    is to the value of the pair it bounds, i.e. what the numerics leave; the rest of the
+    bracket's width is the gap between that pair and the worst dataset. None where it
+    cannot be certified (an edge of its lattice): it is information, never a bound."""
+    try:
+        with np.errstate(over="ignore", under="ignore"):
+            r = compute()
+    except (AccountantError, ArithmeticError):
+        return None
+    return r if r.value > 0 else None
 
 
 def _larger(a: Result | None, b: Result | None) -> Result | None:
