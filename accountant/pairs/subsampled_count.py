@@ -69,7 +69,8 @@ def _probabilities(high: Any, low: Any, rate: Any, high_c: Any,
 def subsampled_count_pair(*, n: int, high: Any, low: Any, rate: Any,
                           relation: str = "substitute", high_complement: Any = None,
                           low_complement: Any = None, tail: float = DEFAULT_TAIL,
-                          description: dict[str, Any] | None = None) -> ViewPair:
+                          description: dict[str, Any] | None = None,
+                          parameter_error: float = 0.0) -> ViewPair:
     """The count of y* under one neighbouring pair of a Poisson-subsampled round (module
     docstring): P = Bern(q high) * Bin(n-1, q low) against Q = Bern(q low) * Bin(n-1, q low)
     (substitute) or Q = Bin(n-1, q low) (add/remove).
@@ -85,6 +86,10 @@ def subsampled_count_pair(*, n: int, high: Any, low: Any, rate: Any,
         low_complement: 1 - low, likewise.
         tail: certified mass of Bin(n-1, q low) allowed outside the window, in (0, 1).
         description: extra entries for the pair's description.
+        parameter_error: a relative error of high, low and of the complements given, when
+            larger than a float's (a distribution function's stated error: the threshold
+            pair of a continuous randomizer); it enters every mass's log error bound as the
+            16u of rounded inputs does.
 
     Returns:
         A float `ViewPair` on the count of y* (P: the differing user holds x; Q: it holds x'
@@ -109,7 +114,7 @@ def subsampled_count_pair(*, n: int, high: Any, low: Any, rate: Any,
     ks = np.arange(lo, hi + 2, dtype=float)
     ext = binomial_logpmf(np.arange(lo - 1, hi + 2, dtype=float), float(m), b)
     lb_k, lb_k1 = ext[1:], ext[:-1]           # log B(k), log B(k-1)
-    eps = EPSILON_PARAM
+    eps = EPSILON_PARAM + 2 * float(parameter_error)
     with np.errstate(divide="ignore"):
         la, la_c, lc, lc_c = (math.log(v) if v > 0 else -math.inf for v in (a, a_c, c, c_c))
         lp = np.logaddexp(la_c + lb_k, la + lb_k1)

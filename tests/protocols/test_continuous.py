@@ -487,3 +487,38 @@ def test_threshold_attack_stays_below_the_upper_end():
     # and the exact threshold pair agrees with the simulation's point estimate
     exact = threshold.delta_lower(GaussianLaw(sigma), n, eps).value
     assert best <= exact + 1e-12
+
+
+@pytest.mark.parametrize("law, n, t", [(GaussianLaw(1.0), 50, 1.5), (LaplaceLaw(2.0), 200, 2.5)])
+def test_threshold_lower_end_holds_for_every_cdf_within_its_stated_error(law, n, t):
+    """The threshold pair is built from the law's float CDF, which is only within
+    CDF_RELATIVE_ERROR of the truth: its certified delta lower end must hold for every
+    pair whose four probabilities lie within that error (exact mpmath at the corners), not
+    only for the float values (it treated them as exact before)."""
+    from accountant.divergence import delta_bracket
+    from accountant.protocols.continuous.laws import CDF_RELATIVE_ERROR
+
+    pair = threshold.threshold_pair(law, n, t)
+    s0 = float(law.cdf(np.array(-t)))
+    s1 = float(law.cdf(np.array(1.0 - t)))
+    eps = 0.3
+    low = float(delta_bracket(pair, eps)[0].value)
+    assert low > 0
+    eta = mpmath.mpf(CDF_RELATIVE_ERROR)
+    with mpmath.workdps(50):
+        worst = mpmath.inf
+        for d0 in (-1, 1):
+            for d1 in (-1, 1):
+                a, b = mpmath.mpf(s1) * (1 + d1 * eta), mpmath.mpf(s0) * (1 + d0 * eta)
+                e = mpmath.e ** eps
+                total = mpmath.mpf(0)
+                for k in range(n + 1):
+                    bk = mpmath.binomial(n - 1, k) * b ** k * (1 - b) ** (n - 1 - k) \
+                        if k <= n - 1 else 0
+                    bk1 = mpmath.binomial(n - 1, k - 1) * b ** (k - 1) * (1 - b) ** (n - k) \
+                        if k >= 1 else 0
+                    p = (1 - a) * bk + a * bk1
+                    q = (1 - b) * bk + b * bk1
+                    total += max(p - e * q, 0)
+                worst = min(worst, total)
+    assert low <= worst

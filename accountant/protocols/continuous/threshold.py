@@ -16,7 +16,7 @@ import numpy as np
 
 from accountant.divergence import delta_bracket, epsilon_bracket
 from accountant.pairs.subsampled_count import subsampled_count_pair
-from accountant.protocols.continuous.laws import NoiseLaw
+from accountant.protocols.continuous.laws import CDF_RELATIVE_ERROR, NoiseLaw
 from accountant.result import Result
 from accountant.view import ViewPair
 
@@ -52,7 +52,8 @@ def threshold_pair(law: NoiseLaw, n: int, t: float) -> ViewPair:
         t: the threshold (a half-integer for integer laws, from `thresholds`).
 
     Returns:
-        The exact float ViewPair of the count (s_x from the law's CDF).
+        The float ViewPair of the count (s_x from the law's CDF), its masses' error
+        bounds covering the CDF's stated relative error `CDF_RELATIVE_ERROR`.
     """
     # P(x + noise > t) = P(noise <= x - t) (symmetric noise): no cancellation in the tail
     s0 = float(law.cdf(np.array(-t)))
@@ -63,7 +64,10 @@ def threshold_pair(law: NoiseLaw, n: int, t: float) -> ViewPair:
                                  high_complement=float(law.cdf(np.array(t - 1.0))),
                                  low_complement=float(law.cdf(np.array(t))),
                                  description={"pair": f"{law.name} threshold count",
-                                              "t": t})
+                                              "t": t},
+                                 # the four values are the law's float CDF, not rounded
+                                 # exact ones: their stated error enters every mass's bound
+                                 parameter_error=CDF_RELATIVE_ERROR)
 
 
 def epsilon_lower(law: NoiseLaw, n: int, delta: float) -> Result | None:
