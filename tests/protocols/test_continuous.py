@@ -522,3 +522,22 @@ def test_threshold_lower_end_holds_for_every_cdf_within_its_stated_error(law, n,
                     total += max(p - e * q, 0)
                 worst = min(worst, total)
     assert low <= worst
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("mech", [
+    GaussianRandomizer(n=2, sigma=0.1), GaussianRandomizer(n=10 ** 9, sigma=0.1),
+    LaplaceRandomizer(n=2, scale=0.02), DiscreteGaussianRandomizer(n=2, sigma=0.1),
+    DiscreteLaplaceRandomizer(n=5, scale=0.02)], ids=lambda m: f"{type(m).__name__}-{m.n}")
+def test_delta_at_a_huge_epsilon_is_the_value_at_the_cap(mech):
+    """delta(eps) for eps in the declared [0, inf): the blanket's products with e^eps
+    overflowed from about 600 on (a NaN inside a root finder at 699, OverflowError at
+    1000, RuntimeWarnings before). Beyond eps = 300 the upper end is the one at 300 (delta
+    is nonincreasing in eps) and the lower end 0; no warning leaks."""
+    at_cap = mech.delta_for_epsilon(300.0)
+    below = mech.delta_for_epsilon(299.0)
+    assert at_cap.upper.value <= below.upper.value or at_cap.upper.value <= 1e-16
+    for eps in (300.5, 699.0, 1000.0, 1e300):
+        b = mech.delta_for_epsilon(eps)
+        assert b.upper.value == at_cap.upper.value and b.lower.value == 0.0
+        assert "nonincreasing in eps" in b.upper.method

@@ -119,7 +119,23 @@ class NoiseRandomizer(Mechanism):
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
         """Lower end: the largest of the special pair's, the threshold count's and the tail
-        events'; upper end: the certified blanket (or the clones pair's)."""
+        events'; upper end: the certified blanket (or the clones pair's). Beyond eps = 300
+        the upper end is the one at 300 and the lower end 0 (below)."""
+        if epsilon > _DELTA_EPSILON_CAP:
+            # delta(eps) is nonincreasing in eps, so the upper end at the cap bounds it; the
+            # blanket's products with e^eps overflow from about 600 on (NaN inside a root
+            # finder at 699, OverflowError at 1000), and what lies beyond is below every
+            # tail budget (the upper end at the cap is that budget, about 3e-17)
+            at_cap = self.delta_for_epsilon(_DELTA_EPSILON_CAP)
+            assert at_cap.upper is not None
+            up = at_cap.upper.with_(at=float(epsilon), method=(
+                f"{at_cap.upper.method} [its value at eps = {_DELTA_EPSILON_CAP:g}: delta is "
+                "nonincreasing in eps]"))
+            zero = Result(quantity="delta", value=0.0, kind=Kind.LOWER,
+                          direction=Direction.MAX, scope=up.scope, at=float(epsilon),
+                          method="protocols.continuous: delta >= 0 (no lower end computed "
+                                 f"beyond eps = {_DELTA_EPSILON_CAP:g})")
+            return Bracket(lower=zero, upper=up, pair_name=at_cap.pair_name)
         up = blanket.delta_upper(self.law(), self.n, epsilon)
         name = "blanket"
         clones = self._clones()
@@ -194,6 +210,10 @@ class NoiseRandomizer(Mechanism):
                              else "ratio e^(1/b) on outputs >= 1)"))
         return Bracket(lower=r, upper=r)
 
+
+
+# the largest eps at which delta(eps) is evaluated (`delta_for_epsilon`)
+_DELTA_EPSILON_CAP = 300.0
 
 
 def _blanket_pair_lower(compute: Callable[[], Result]) -> Result | None:
