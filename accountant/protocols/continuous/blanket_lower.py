@@ -465,11 +465,16 @@ class _Chernoff:
             if not np.any(pick):
                 return math.inf
             lam = self.lams[pick]
-            expo = -lam * edge + k * self.log_mm[pick] + self.log_mb[pick]
-            # a generous margin for the float evaluation of every piece
-            err = 1e-12 * (np.abs(lam * edge) + k * self.scale_m[pick]
-                           + self.scale_b[pick]) + 1e-9
-            total += math.exp(min(float(np.min(expo + err)), 700.0))
+            with np.errstate(over="ignore", invalid="ignore"):
+                expo = -lam * edge + k * self.log_mm[pick] + self.log_mb[pick]
+                # a generous margin for the float evaluation of every piece
+                err = 1e-12 * (np.abs(lam * edge) + k * self.scale_m[pick]
+                               + self.scale_b[pick]) + 1e-9
+                # a tilt whose terms overflow (inf - inf: NaN) bounds nothing; a NaN here
+                # once reached the sum (Laplace property draws), where it would have
+                # compared as a small wrapped mass
+                exponents = np.where(np.isnan(expo + err), np.inf, expo + err)
+            total += math.exp(min(float(np.min(exponents)), 700.0))
         return total * (1 + 1e-9)
 
 
