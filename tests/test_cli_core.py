@@ -108,3 +108,21 @@ def test_compose_samples_without_replacement(capsys):
         assert main(["compose", "--mechanism", "gaussian --noise-multiplier 2", "--rounds",
                      "5", "--at-delta", "1e-5", *extra]) == 2
         assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_a_library_warning_is_one_line_on_stderr():
+    """A "valid but loose" warning reaches the console as one line naming its category,
+    not Python's source location and a line of library code (calibrate compose at delta
+    1e-300, where two rounds have no certified epsilon next to the calibrated sigma)."""
+    out = subprocess.run(
+        [sys.executable, "-m", "accountant.cli", "calibrate", "compose", "--mechanism",
+         "gaussian --noise-multiplier ?", "--rounds", "2", "--sampling-rate", "0.1",
+         "--target-epsilon", "1", "--target-delta", "1e-300", "--json"],
+        capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert lines and lines[0].startswith(
+        "shuffle-accountant: warning (LooseBoundWarning): no route certifies")
+    assert not any("accountant/" in line for line in lines)
+    body = json.loads(out.stdout)
+    assert body["epsilon"]["value"] <= 1.0

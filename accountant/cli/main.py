@@ -19,6 +19,7 @@ import sys
 import textwrap
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any
@@ -321,14 +322,25 @@ def _jsonable(x: Any) -> Any:
     return x
 
 
+def _show_warning(message: Warning | str, category: type[Warning], filename: str,
+                  lineno: int, file: Any = None, line: str | None = None) -> None:
+    """One stderr line per warning: `shuffle-accountant: warning (Category): message`."""
+    sys.stderr.write(f"shuffle-accountant: warning ({category.__name__}): {message}\n")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
+    from_console = argv is None
     argv = _attach_negative_words(list(sys.argv[1:] if argv is None else argv))
     parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse's exits (errors: 2, --help: 0) become return codes
         return int(exc.code or 0)
+    if from_console:
+        # the library's own warnings ("valid but loose") read as one line, not as a source
+        # location and a line of library code (in-process callers keep their own handler)
+        warnings.showwarning = _show_warning
     try:
         with _elapsed(" ".join(w for w in argv if not w.startswith("-"))[:60],
                       show=args.command not in _OWN_PROGRESS):
