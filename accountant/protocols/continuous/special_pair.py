@@ -229,7 +229,10 @@ def _lattice_delta(cl: Cells, c: int, g: float, order: str, resolution: float,
         full_z[live_k] = z
         x = np.fft.irfft(full_z, size)
         round_off = _FFT_ETA * log2l * math.sqrt(float(np.sum(mult_l * np.abs(z) ** 2))) / sq
-        bound = ((float(np.sum(mult_l * dz)) + dead) / size + round_off * 1.01) * (1 + 8 * _U)
+        # two float sums of at most phi0.size nonnegative terms (numpy's pairwise sum: its
+        # stated bound, not a flat 8u) and the few operations joining them
+        bound = ((float(np.sum(mult_l * dz)) + dead) / size + round_off * 1.01) * (
+            1 + sum_relative_error(int(phi0.size)) + 8 * _U)
         out.append((x, bound + 1e-300))
     (x, ex), (y, ey) = out
     alias = 0.0 if whole else _alias(h0, b, js, j_lo, c, s_lo, size, mu0, mub, sd_t, theta)
