@@ -739,12 +739,21 @@ def self_compose(pmf: LossPmf, rounds: int, tail: float = 0.0,
 # ------------------------------------------------------------------ reading values
 def _h_sum(pmf: LossPmf, epsilon: float) -> tuple[float, float]:
     """(computed H(eps) of the stored measure, bound on its rounding error)."""
-    losses = (np.arange(pmf.mass.size) + pmf.offset) * pmf.width
+    size = pmf.mass.size
+    # only the atoms above eps count: start a bucket below the first of them, so that a
+    # reading far in the tail costs its few atoms, not the grid (the bisections of a
+    # lower reading at delta 1e-10, T = 1e4 passed 60 times over 4.4e7 cells, 40 s)
+    z = epsilon / pmf.width
+    start = min(max(int(math.floor(z)) - pmf.offset - 1, 0), size) if math.isfinite(z) \
+        else (size if z > 0 else 0)
+    losses = (np.arange(start, size) + pmf.offset) * pmf.width
     live = losses > epsilon
-    terms = -np.expm1(epsilon - losses[live]) * pmf.mass[live]
+    terms = -np.expm1(epsilon - losses[live]) * pmf.mass[start:][live]
     h = float(np.sum(terms)) + pmf.infinity
-    finite = float(np.sum(pmf.mass[live]))
-    top = float(np.max(np.abs(losses))) if losses.size else 0.0
+    finite = float(np.sum(pmf.mass[start:][live]))
+    # |loss| is largest at an end of the grid
+    ends = (np.array([0, size - 1]) + pmf.offset) * pmf.width
+    top = float(np.max(np.abs(ends))) if size else 0.0
     err = (h * (rounding.sum_relative_error(int(live.sum()) + 1) + 8 * _U)
            + 4 * _U * (abs(epsilon) + top + 1) * finite)
     return h, err

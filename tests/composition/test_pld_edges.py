@@ -186,3 +186,26 @@ def test_an_outcome_limit_is_not_retried_at_coarser_widths():
         .get_epsilon(4.708275098127637e-24)
     assert b.upper.kind is Kind.UPPER
     assert 0 < b.upper.value <= 1 / 2.2606725145161044 * (1 + 1e-12)
+
+
+def test_a_tail_reading_sums_the_same_atoms_as_the_whole_grid():
+    """`_h_sum` starts a bucket below eps instead of passing over the whole grid (40 s of
+    bisections at 4.4e7 cells): it must keep every atom above eps, including those on grid
+    points next to eps, on grids with negative and positive offsets: the same sum, bit for
+    bit, as the full pass it replaced."""
+    rng = np.random.default_rng(7)
+
+    def full(p, eps):
+        losses = (np.arange(p.mass.size) + p.offset) * p.width
+        live = losses > eps
+        terms = -np.expm1(eps - losses[live]) * p.mass[live]
+        return float(np.sum(terms)) + p.infinity, float(np.sum(p.mass[live]))
+
+    for offset, width in ((-700, 1e-3), (3, 0.1), (-5, 0.37), (0, 2e-4)):
+        mass = rng.random(1000) * 1e-3
+        p = pld.LossPmf(width, offset, mass, 1e-9, 0.0, True)
+        grid = [(k + offset) * width for k in (0, 1, 499, 500, 998, 999)]
+        for eps in [0.0, -1.0, 1e-12, 1e6, *grid, *(g + 1e-15 for g in grid),
+                    *(g - 1e-15 for g in grid), *(float(e) for e in rng.uniform(-1, 100, 20))]:
+            h, _ = pld._h_sum(p, eps)
+            assert h == full(p, eps)[0], (offset, width, eps)
