@@ -113,7 +113,7 @@ class NoiseRandomizer(Mechanism):
         pair_low = _blanket_pair_lower(
             lambda: blanket_lower.epsilon_lower(self.law(), self.n, delta,
                                                 below=float(up.value))) \
-            if name == "blanket" else None
+            if name == "blanket" and float(up.value) >= _PAIR_LOWER_FROM else None
         return Bracket(lower=_larger(low, special), upper=up, pair_name=name,
                        pair_lower=pair_low)
 
@@ -212,6 +212,10 @@ class NoiseRandomizer(Mechanism):
 
 
 
+# the blanket pair's lower end is attached to epsilon(delta) from this upper end on: below,
+# its lattice must resolve a tiny epsilon (n = 1e9, delta = 0.5, upper 1.5e-9: 58 s for a
+# lower end of 0, in a selfcheck draw), and a numerics gap there tells a user nothing
+_PAIR_LOWER_FROM = 1e-6
 # the largest eps at which delta(eps) is evaluated (`delta_for_epsilon`)
 _DELTA_EPSILON_CAP = 300.0
 
