@@ -14,7 +14,9 @@ multiplier >= 0.3.
     python benchmarks/bench_composition_edges.py --quick    # T = 1e4 only (40 points)
     python benchmarks/bench_composition_edges.py --peer     # dp_accounting's PLDAccountant
                                                             # beside each point (value, s)
-Options: --epsilon E reads delta(E) instead; --limit S (default 120) per point.
+Options: --epsilon E reads delta(E) instead; --delta D reads epsilon at D (default 1e-5;
+issue 20's case was delta = 1e-10: sigma = 1, q = 0.01, T = 1e4 took minutes); --limit S
+(default 120) per point.
 """
 
 from __future__ import annotations
@@ -87,15 +89,16 @@ def main() -> int:
     args = sys.argv[1:]
     epsilon = float(args[args.index("--epsilon") + 1]) if "--epsilon" in args else None
     limit = float(args[args.index("--limit") + 1]) if "--limit" in args else 120.0
+    delta = float(args[args.index("--delta") + 1]) if "--delta" in args else DELTA
     rounds = (10_000,) if "--quick" in args else ROUNDS
     peer = "--peer" in args
     rows = []
-    at = f"delta={DELTA:g}" if epsilon is None else f"epsilon={epsilon:g}"
+    at = f"delta={delta:g}" if epsilon is None else f"epsilon={epsilon:g}"
     print(f"Gaussian rounds, report({at}), wall s per point (fresh process)")
     print(f"{'relation':>10} {'sigma':>5} {'q':>6} {'T':>6} {'s':>7} {'lower':>12} "
           f"{'upper':>12} {'width':>9}  route" + ("   dp_acc value / s" if peer else ""))
     for relation, sigma, q, t in itertools.product(RELATIONS, SIGMAS, RATES, rounds):
-        point = (sigma, q, t, relation, DELTA, epsilon)
+        point = (sigma, q, t, relation, delta, epsilon)
         r = run(_POINT, point, limit)
         w = width(r)
         line = f"{relation:>10} {sigma:>5} {q:>6} {t:>6} {r['s']:>7.2f} "

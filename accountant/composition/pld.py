@@ -27,6 +27,9 @@ H_{e^eps} = E_P[(1 - e^(eps - L))_+] with a +inf atom kept apart
 - **Truncation.** Between convolutions, tails whose stored mass is below a threshold are
   moved in the safe direction (pessimistic: right tail to +inf, left tail up to the first
   kept loss; optimistic: right tail down to the last kept loss, left tail dropped).
+  Connect-the-dots measures drop them into the ledger instead, and their self-compositions
+  also cut each partial power to a Chernoff window of the exact power (`square_compose`):
+  the FFT's round-off noise never lets stored-mass truncation reach a tiny threshold.
 
 Pairs: any float `ViewPair` (both orders are composed and the maximum reported), and the
 mixture-over-C pairs of `accountant.pairs.clones` (FMT's clones pair, the k-RR blanket pair),
@@ -41,7 +44,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 from scipy.signal import lfilter
@@ -591,6 +594,8 @@ def truncate(pmf: LossPmf, tail: float) -> LossPmf:
 
 
 _MAX_POWER_LENGTH = 1 << 24
+# the most cells the rounded fallback of `compose_views` is tried on (a few seconds)
+_FALLBACK_CELLS = 2_000_000
 _MIN_WIDTH = 1e-6
 
 
@@ -599,26 +604,136 @@ def _logsumexp(x: np.ndarray) -> float:
     return top + math.log(float(np.sum(np.exp(x - top))))
 
 
-def _chernoff_window(mass: np.ndarray, rounds: int, tail: float) -> tuple[int, int]:
-    """(lo, hi): the T-fold sum K of grid indices (0-based) of the measure `mass` lies
-    below lo or above hi with mass <= tail each: mass^T(K > x) <= M(lam)^T e^(-lam x) for
-    every lam > 0, M(lam) = sum_i m_i e^(lam i), and the mirror bound for the left; the
-    best of a grid of lam, rounded outwards with a margin for the float evaluation."""
+def _chernoff_windows(mass: np.ndarray, rounds: int,
+                      tail: float) -> Callable[[int], tuple[int, int]]:
+    """r -> (lo, hi) for every r <= `rounds`: the r-fold sum K of grid indices (0-based)
+    of the measure `mass` lies below lo or above hi with mass <= tail each:
+    mass^r(K > x) <= M(lam)^r e^(-lam x) for every lam > 0, M(lam) = sum_i m_i e^(lam i),
+    and the mirror bound for the left; the best of a grid of lam (one evaluation of M for
+    all r), rounded outwards with a margin for the float evaluation."""
     index = np.arange(mass.size, dtype=float)
-    with np.errstate(divide="ignore"):
-        log_m = np.log(mass)
-    hi, lo = float(rounds) * (mass.size - 1), 0.0
-    log_tail = math.log(tail)
-    span = max(float(mass.size), 1.0)
     live = mass > 0
-    log_m, index = log_m[live], index[live]
-    for lam in np.geomspace(1e-3 / (span * math.sqrt(rounds)), 50.0 / span, 32):
-        up = _logsumexp(log_m + lam * index)
-        down = _logsumexp(log_m - lam * index)
-        slack = 1e-9 * (abs(up) + abs(down) + 1) * rounds
-        hi = min(hi, (rounds * up - log_tail + slack) / lam)
-        lo = max(lo, (log_tail - rounds * down - slack) / lam)
-    return max(0, math.floor(lo) - 2), math.ceil(hi) + 2
+    with np.errstate(divide="ignore"):
+        log_m = np.log(mass[live])
+    index = index[live]
+    span = max(float(mass.size), 1.0)
+    lams = np.geomspace(1e-3 / (span * math.sqrt(rounds)), 50.0 / span, 32)
+    # log M(+-lam) for the whole grid of lam at once, by logsumexp along each row
+    ups = np.empty(lams.size)
+    downs = np.empty(lams.size)
+    for i, lam in enumerate(lams):
+        ups[i] = _logsumexp(log_m + lam * index)
+        downs[i] = _logsumexp(log_m - lam * index)
+    log_tail = math.log(tail)
+    top = mass.size - 1
+
+    def window(r: int) -> tuple[int, int]:
+        slack = 1e-9 * (np.abs(ups) + np.abs(downs) + 1) * r
+        hi = min(float(r) * top, float(np.min((r * ups - log_tail + slack) / lams)))
+        lo = max(0.0, float(np.max((log_tail - r * downs - slack) / lams)))
+        return max(0, math.floor(lo) - 2), math.ceil(hi) + 2
+    return window
+
+
+def _chernoff_window(mass: np.ndarray, rounds: int, tail: float) -> tuple[int, int]:
+    """(lo, hi) of `_chernoff_windows` for `rounds` rounds."""
+    return _chernoff_windows(mass, rounds, tail)(rounds)
+
+
+def _lifted(pmf: LossPmf, rounds: int, mass: np.ndarray, offset: int, error: float,
+            relative: float, moved: float = 0.0, infinity: float = 0.0) -> LossPmf:
+    """The `rounds`-fold composition of `pmf` from `mass` (grid offset `offset` from
+    T pmf.offset), a computed `rounds`-fold
+    composition of its stored finite masses s taken as exact (stored = s^T (1 + theta) + e,
+    |theta| <= `relative`, sum |e| <= `error`): the input's own ledger through the T-fold
+    product, and its +inf atom. With s = nu (1 + theta_1) + e_1 (pmf's ledger), s^T is
+    nu^T (1 + Theta) with |Theta| <= (1 + relative_1)^T - 1, plus terms holding some e_1 of
+    l1 norm <= (|s| + 2 E_1)^T - (|s| + E_1)^T (expand the product; |nu (1 + theta_1)| <=
+    |s| + E_1)."""
+    a_tot, e_in = pmf.total, pmf.error
+    err_in = math.exp(rounds * math.log(a_tot + 2 * e_in)) - math.exp(
+        rounds * math.log(a_tot + e_in)) if e_in > 0 else 0.0
+    rel_in = math.expm1(rounds * math.log1p(pmf.relative)) if pmf.relative > 0 else 0.0
+    nu = (a_tot + e_in) / (1 - pmf.relative)
+    moved += rounds * pmf.moved * math.exp((rounds - 1) * math.log(max(nu, 1.0)))
+    # the +inf atom: (s + inf)^T - s^T, with s the finite mass
+    s_fin = max(float(np.sum(pmf.mass)), 1e-300)
+    if pmf.infinity > 0:
+        infinity += math.exp(rounds * math.log(s_fin)) * math.expm1(
+            rounds * math.log1p(pmf.infinity / s_fin))
+        rel_in = max(rel_in, 8 * _U + 4 * rounds * _U * (abs(math.log(s_fin)) + 1))
+    total_rel = (1 + rel_in) * (1 + relative) - 1
+    return LossPmf(pmf.width, rounds * pmf.offset + offset, mass,
+                   rounding.up(infinity * (1 + 1e-9)),
+                   rounding.up((err_in * (1 + relative) + error) * (1 + 1e-9)),
+                   pmf.pessimistic, rounding.up(total_rel * (1 + 1e-9)),
+                   moved=rounding.up(moved * (1 + 1e-9)),
+                   drift=rounding.up(rounds * pmf.drift * (1 + 4 * _U)),
+                   spread=rounding.up(rounds * pmf.spread * (1 + 4 * _U)))
+
+
+def _window_cut(pmf: LossPmf, lo: int, hi: int, tail: float) -> LossPmf:
+    """Drop the stored entries outside the grid indices [lo, hi], where the exact measure
+    the arrays stand for has mass <= tail on each side: a dropped entry's new error is
+    minus its exact mass times (1 + theta), so each side that drops anything adds at most
+    tail (1 + relative) to the ledger, or its stored mass plus the old errors there (the
+    rule of `truncate`), whichever is smaller."""
+    size = pmf.mass.size
+    first = min(max(lo - pmf.offset, 0), size)
+    last = max(min(hi - pmf.offset, size - 1), first - 1)
+    if first == 0 and last == size - 1:
+        return pmf
+    if last < first:   # nothing left: keep one zero cell where the window starts
+        first, last = 0, -1
+    probs = pmf.mass
+    bound = tail * (1 + pmf.relative) * (1 + 2 * _U)
+    added = 0.0
+    for part in (probs[:first], probs[last + 1:]):
+        if part.size:
+            stored = float(np.sum(part)) * (1 + 2 * rounding.sum_relative_error(part.size))
+            added += min(stored, bound)
+    kept = probs[first:last + 1].copy() if last >= first else np.zeros(1)
+    return replace(pmf, offset=pmf.offset + first, mass=kept,
+                   error=rounding.up((pmf.error + added) * (1 + 2 * _U)))
+
+
+def square_compose(pmf: LossPmf, rounds: int, tail: float) -> LossPmf | None:
+    """The `rounds`-fold composition of a connect-the-dots upper measure by repeated
+    squaring, each partial power cut to its Chernoff window; None for other measures.
+
+    The stored finite masses s are composed as if exact (`_lifted` adds their ledger and
+    +inf atom at the end), so the r-fold partial powers stand for s^r, whose mass outside
+    `_chernoff_windows`(r) is at most `tail` on each side: each cut costs at most tail per
+    side (`_window_cut`) whatever the FFT's round-off left there. Cutting by stored mass
+    alone (`truncate`) never passed the round-off floor: the FFT's noise of about 1e-19 a
+    cell summed past a threshold of 1e-16 within a few thousand cells, so each squaring
+    doubled the support (sigma = 1, q = 0.01, T = 1e3, delta = 1e-8: 2e7 cells where the
+    window holds 1.2e5, and minutes where this takes a second; issue 20).
+    """
+    if not (pmf.pessimistic and 0 < pmf.spread < math.inf) or rounds < 2 or tail <= 0 \
+            or pmf.mass.size < 2 or float(np.sum(pmf.mass)) <= 0:
+        return None
+    window = _chernoff_windows(pmf.mass, rounds, tail)
+
+    def cut(m: LossPmf, r: int) -> LossPmf:
+        lo, hi = window(r)
+        return truncate(_window_cut(m, lo, hi, tail), tail)
+
+    power = LossPmf(pmf.width, 0, pmf.mass, 0.0, 0.0, True, 0.0, spread=pmf.spread)
+    result: LossPmf | None = None
+    r_power, r_result, k = 1, 0, int(rounds)
+    while True:
+        if k & 1:
+            r_result += r_power
+            result = power if result is None else cut(convolve(result, power), r_result)
+        k >>= 1
+        if not k:
+            break
+        r_power *= 2
+        power = cut(convolve(power, power), r_power)
+    assert result is not None
+    return _lifted(pmf, rounds, result.mass, result.offset, result.error, result.relative,
+                   moved=result.moved, infinity=result.infinity)
 
 
 def power_compose(pmf: LossPmf, rounds: int, tail: float,
@@ -672,31 +787,10 @@ def power_compose(pmf: LossPmf, rounds: int, tail: float,
     fft_l1 = 1.05 * math.sqrt(length) * two_norm
     if fft_l1 + tail > budget:
         return None
-    # the input's ledger through the T-fold product
-    a_tot, e_in = pmf.total, pmf.error
-    err_in = math.exp(rounds * math.log(a_tot + 2 * e_in)) - math.exp(
-        rounds * math.log(a_tot + e_in)) if e_in > 0 else 0.0
-    relative = math.expm1(rounds * math.log1p(pmf.relative)) if pmf.relative > 0 else 0.0
-    nu = (a_tot + e_in) / (1 - pmf.relative)
-    moved = rounds * pmf.moved * math.exp((rounds - 1) * math.log(max(nu, 1.0)))
-    # the +inf atom: (s + inf)^T - s^T, with s the finite mass
-    s_fin = max(total, 1e-300)
-    infinity = 0.0
-    if pmf.infinity > 0:
-        infinity = math.exp(rounds * math.log(s_fin)) * math.expm1(
-            rounds * math.log1p(pmf.infinity / s_fin))
-        relative = max(relative, 8 * _U + 4 * rounds * _U * (abs(math.log(s_fin)) + 1))
-    alias = 2 * tail   # each end's mass outside the window: <= tail (Chernoff)
-    if pmf.pessimistic:
-        infinity += tail
-    moved += alias
-    error = (err_in + fft_l1 + tail) * (1 + 1e-9)
-    return LossPmf(pmf.width, rounds * pmf.offset + lo, out, rounding.up(infinity),
-                   rounding.up(error), pmf.pessimistic,
-                   rounding.up(relative * (1 + 1e-9)),
-                   moved=rounding.up(moved * (1 + 1e-9)),
-                   drift=rounding.up(rounds * pmf.drift * (1 + 4 * _U)),
-                   spread=rounding.up(rounds * pmf.spread * (1 + 4 * _U)))
+    # each end's mass outside the window (<= tail, Chernoff) wraps around: pessimistic,
+    # the right one also goes to +inf
+    return _lifted(pmf, rounds, out, lo, fft_l1 + tail, 0.0, moved=2 * tail,
+                   infinity=tail if pmf.pessimistic else 0.0)
 
 
 @checked(rounds=ROUNDS)
@@ -704,7 +798,8 @@ def self_compose(pmf: LossPmf, rounds: int, tail: float = 0.0,
                  budget: float = 0.0) -> LossPmf:
     """`rounds`-fold composition: by one FFT and a pointwise power (`power_compose`) for a
     dense measure when its added round-off stays within `budget`, else by repeated
-    squaring, truncating after each step.
+    squaring, each step cut to its Chernoff window (`square_compose`, connect-the-dots
+    upper measures) or truncated by stored mass (the others).
 
     Args:
         pmf: one round.
@@ -722,6 +817,9 @@ def self_compose(pmf: LossPmf, rounds: int, tail: float = 0.0,
         out = power_compose(pmf, rounds, tail, budget)
         if out is not None:
             return truncate(out, tail)
+    out = square_compose(pmf, rounds, tail)
+    if out is not None:
+        return truncate(out, tail)
     result: LossPmf | None = None
     power = pmf
     k = int(rounds)
@@ -1071,11 +1169,22 @@ def compose_measures(mechanisms: Sequence[tuple[PairSource, int]], width: float,
     return _compose_side(_items(mechanisms), width, pessimistic, tail, connect)
 
 
+class _Evaluation(NamedTuple):
+    """`_evaluate`'s answer: the ends, the upper measures' ledger, what a lower reading
+    subtracts at any width, and the largest composed measure's cells (a cost estimate)."""
+
+    upper: float
+    lower: float | None
+    error: float
+    floor: float
+    cells: int
+
+
 def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float,
               read: Callable[[LossPmf], float], read_lower: Callable[[LossPmf], float],
               want_lower: bool, coupled: bool, tail: float,
               connect: bool = True,
-              budget: float = 0.0) -> tuple[float, float | None, float, float]:
+              budget: float = 0.0) -> _Evaluation:
     """(upper, lower or None, error ledger) of the composition, the upper measures read by
     `read` (epsilon_of at delta, or delta_of at epsilon), the lower ones by `read_lower`.
     The upper measures are connect-the-dots where the sources allow it; `coupled`: every
@@ -1102,7 +1211,8 @@ def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float,
         lower = min(max(read_lower(p) for p in low), upper)
     # what a lower reading subtracts at any width: the ledger and the moves it takes back
     floor = max(p.error + (p.moved if math.isfinite(p.spread) else 0.0) for p in pess)
-    return upper, lower, max(p.error for p in pess), floor
+    return _Evaluation(upper, lower, max(p.error for p in pess), floor,
+                       max(p.mass.size for p in pess))
 
 
 def _width_for_gap(mechanisms: list[tuple[PairSource, int]], delta: float | None,
@@ -1286,9 +1396,9 @@ def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float 
             width *= 4
     for coarsened in range(_MAX_COARSENINGS + 1):
         try:
-            upper, lower, err, floor = _evaluate(mechanisms, width, read, read_lower,
-                                                 want_lower, coupled, tail,
-                                                 budget=power_budget)
+            upper, lower, err, floor, cells = _evaluate(mechanisms, width, read, read_lower,
+                                                        want_lower, coupled, tail,
+                                                        budget=power_budget)
             break
         except OutcomeLimitError:
             raise
@@ -1318,8 +1428,9 @@ def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float 
         if new_width >= width:
             break
         try:
-            upper, lower, err, floor = _evaluate(mechanisms, new_width, read, read_lower,
-                                                 True, coupled, tail, budget=power_budget)
+            upper, lower, err, floor, cells = _evaluate(mechanisms, new_width, read,
+                                                        read_lower, True, coupled, tail,
+                                                        budget=power_budget)
         except (PrecisionError, MemoryError):
             break
         width = new_width
@@ -1330,13 +1441,17 @@ def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float 
     # grid took 64 s and 5.9 GiB to report 14.23 against 13.66)
     hopeless = (lower is not None and math.isfinite(upper)
                 and 0.5 * total_rounds * rounded_width >= upper - lower)
+    # and only where they stay small: a composition spanning millions of cells at the
+    # rounded width is dense there too, so its FFT's round-off is no smaller (sigma = 1,
+    # q = 0.01, T = 1e3 at delta 1e-8: 8e6 cells, 60 s, for the same bracket)
+    hopeless = hopeless or cells * width / rounded_width > _FALLBACK_CELLS
     if 0 < scale and err > 1e-2 * scale and not hopeless:
         # the FFT's absolute round-off is not small against a tiny delta: connect-the-dots
         # fills the grid where rounded measures of few atoms stay sparse (direct, relative
         # error only); both are certified, so keep the better end of each
         try:
-            u2, l2, e2, _ = _evaluate(mechanisms, rounded_width, read, read_lower, want_lower,
-                                   False, tail, connect=False)
+            u2, l2, e2, _, _ = _evaluate(mechanisms, rounded_width, read, read_lower,
+                                         want_lower, False, tail, connect=False)
         except (PrecisionError, MemoryError):
             u2, l2, e2 = math.inf, None, math.inf
         if u2 < upper:
