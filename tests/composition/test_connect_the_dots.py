@@ -363,3 +363,22 @@ def test_windowed_squaring_is_not_held_up_by_the_round_off_floor():
     for one, side in zip(pld._pmfs(pair, 0.05, True, tail, True), sides, strict=True):
         lo, hi = pld._chernoff_window(pld.truncate(one, tail).mass, 1000, tail)
         assert side.mass.size <= hi - lo + 1 < 1000
+
+
+def test_the_inversion_profile_follows_the_grid_and_the_atom():
+    # the recursion of `_inversion` (the uncertified guess) is kept for the next call on the
+    # same mass array: a shifted grid or another +inf atom on that array must not reuse it
+    view = binary_rr.view_pair(n=3, epsilon0=0.7)
+    m = pld.self_compose(pld.from_view(view, 0.01, True, connect=True), 12, 1e-15)
+    losses = (np.arange(m.mass.size) + m.offset) * m.width
+
+    def fresh(ls, inf):
+        pld._PROFILES.clear()
+        return pld._inversion(ls, m.mass, inf, 1e-3)
+    first = pld._inversion(losses, m.mass, m.infinity, 1e-3)
+    assert first == fresh(losses, m.infinity) > 0
+    pld._inversion(losses, m.mass, m.infinity, 1e-3)
+    shifted = losses + 7 * m.width
+    assert pld._inversion(shifted, m.mass, m.infinity, 1e-3) == fresh(shifted, m.infinity)
+    pld._inversion(losses, m.mass, m.infinity, 1e-3)
+    assert pld._inversion(losses, m.mass, 5e-4, 1e-3) == fresh(losses, 5e-4) > first
