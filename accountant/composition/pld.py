@@ -710,20 +710,22 @@ def _window_cut(pmf: LossPmf, lo: int, hi: int, tail: float) -> LossPmf:
 
 
 def square_compose(pmf: LossPmf, rounds: int, tail: float) -> LossPmf | None:
-    """The `rounds`-fold composition of a connect-the-dots upper measure by repeated
-    squaring, each partial power cut to its Chernoff window; None for other measures.
+    """The `rounds`-fold composition by repeated squaring, each partial power cut to its
+    Chernoff window; None without a threshold or a nonzero mass.
 
     The stored finite masses s are composed as if exact (`_lifted` adds their ledger and
     +inf atom at the end), so the r-fold partial powers stand for s^r, whose mass outside
     `_chernoff_windows`(r) is at most `tail` on each side: each cut costs at most tail per
-    side (`_window_cut`) whatever the FFT's round-off left there. Cutting by stored mass
-    alone (`truncate`) never passed the round-off floor: the FFT's noise of about 1e-19 a
-    cell summed past a threshold of 1e-16 within a few thousand cells, so each squaring
-    doubled the support (sigma = 1, q = 0.01, T = 1e3, delta = 1e-8: 2e7 cells where the
-    window holds 1.2e5, and minutes where this takes a second; issue 20).
+    side (`_window_cut`) whatever the FFT's round-off left there, and is valid for any
+    measure (both readings carry the absolute ledger); `truncate` then moves or drops what
+    stored mass alone allows, as before. Cutting by stored mass alone never passed the
+    round-off floor: the FFT's noise of about 1e-19 a cell summed past a threshold of
+    1e-16 within a few thousand cells, so each squaring doubled the support (sigma = 1,
+    q = 0.01, T = 1e3, delta = 1e-8: 2e7 cells where the window holds 1.2e5, and minutes
+    where this takes a second; the rounded measures of sigma = 2, q = 0.001, T = 1e4 at
+    delta 1e-10: more than 60 s; issue 20).
     """
-    if not (pmf.pessimistic and 0 < pmf.spread < math.inf) or rounds < 2 or tail <= 0 \
-            or pmf.mass.size < 2 or float(np.sum(pmf.mass)) <= 0:
+    if rounds < 2 or tail <= 0 or pmf.mass.size < 2 or float(np.sum(pmf.mass)) <= 0:
         return None
     window = _chernoff_windows(pmf.mass, rounds, tail)
 
@@ -731,7 +733,8 @@ def square_compose(pmf: LossPmf, rounds: int, tail: float) -> LossPmf | None:
         lo, hi = window(r)
         return truncate(_window_cut(m, lo, hi, tail), tail)
 
-    power = LossPmf(pmf.width, 0, pmf.mass, 0.0, 0.0, True, 0.0, spread=pmf.spread)
+    power = LossPmf(pmf.width, 0, pmf.mass, 0.0, 0.0, pmf.pessimistic, 0.0,
+                    spread=pmf.spread)
     result: LossPmf | None = None
     r_power, r_result, k = 1, 0, int(rounds)
     while True:
@@ -810,8 +813,8 @@ def self_compose(pmf: LossPmf, rounds: int, tail: float = 0.0,
                  budget: float = 0.0) -> LossPmf:
     """`rounds`-fold composition: by one FFT and a pointwise power (`power_compose`) for a
     dense measure when its added round-off stays within `budget`, else by repeated
-    squaring, each step cut to its Chernoff window (`square_compose`, connect-the-dots
-    upper measures) or truncated by stored mass (the others).
+    squaring, each step cut to its Chernoff window (`square_compose`) and truncated by
+    stored mass.
 
     Args:
         pmf: one round.
@@ -832,6 +835,7 @@ def self_compose(pmf: LossPmf, rounds: int, tail: float = 0.0,
     out = square_compose(pmf, rounds, tail)
     if out is not None:
         return truncate(out, tail)
+    # no threshold, one round, or a measure of one cell or none
     result: LossPmf | None = None
     power = pmf
     k = int(rounds)

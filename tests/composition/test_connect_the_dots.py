@@ -382,3 +382,19 @@ def test_the_inversion_profile_follows_the_grid_and_the_atom():
     assert pld._inversion(shifted, m.mass, m.infinity, 1e-3) == fresh(shifted, m.infinity)
     pld._inversion(losses, m.mass, m.infinity, 1e-3)
     assert pld._inversion(losses, m.mass, 5e-4, 1e-3) == fresh(losses, 5e-4) > first
+
+
+@pytest.mark.parametrize("rounds", [5, 24])
+@pytest.mark.parametrize("tail", [1e-5, 1e-12])
+def test_windowed_squaring_of_rounded_measures_keeps_each_side(rounds, tail):
+    # rounded measures (losses rounded up / down, not connect-the-dots) go through the same
+    # window cuts: the upper one stays above the enumeration, the lower one below
+    view = binary_rr.view_pair(n=3, epsilon0=0.7)
+    for v in (view, view.swapped()):
+        truth_dist = _composed(v, rounds)
+        up = pld.square_compose(pld.from_view(v, 0.05, True), rounds, tail)
+        low = pld.square_compose(pld.from_view(v, 0.05, False), rounds, tail)
+        assert up is not None and low is not None
+        for eps in (0.0, 0.5, 2.0):
+            truth = _h(truth_dist, mpmath.mpf(eps))
+            assert pld.delta_of(low, eps) <= truth <= pld.delta_of(up, eps)
