@@ -398,3 +398,62 @@ def test_windowed_squaring_of_rounded_measures_keeps_each_side(rounds, tail):
         for eps in (0.0, 0.5, 2.0):
             truth = _h(truth_dist, mpmath.mpf(eps))
             assert pld.delta_of(low, eps) <= truth <= pld.delta_of(up, eps)
+
+
+def _tail_case(rounds):
+    view = binary_rr.view_pair(n=3, epsilon0=0.7)
+    m = pld.from_view(view, 0.02, True, connect=True)
+    losses = (np.arange(m.mass.size) + m.offset) * m.width
+    # a loss far in the right tail of the T-fold sum: 85 % of the way to the top
+    at = rounds * float(losses[-1]) * 0.85
+    return view, m, at
+
+
+@pytest.mark.parametrize("rounds", [24, 40])
+def test_tilted_squaring_holds_its_positional_ledger(rounds):
+    # the tilted chain's errors, tilted back, shrink by M^T e^(-lam k): above each index the
+    # stored measure is within `error_above` of the exact power of the stored masses (the
+    # ledger zeroed, so that only the chain's own errors count)
+    _, m, at = _tail_case(rounds)
+    m = pld.LossPmf(m.width, m.offset, m.mass, 0.0, 0.0, True, 0.0, spread=m.spread)
+    out = pld.square_compose(m, rounds, 1e-30, at=at)
+    assert out is not None and out.tilt is not None
+    exact = _exact_power(m.mass, rounds)
+    start = out.offset - rounds * m.offset
+    stored = [mpmath.mpf(0)] * len(exact)
+    for i, x in enumerate(out.mass):
+        stored[start + i] = mpmath.mpf(float(x))
+    j_first = rounds * m.offset
+    for frac in (0.6, 0.8, 0.85, 0.9, 0.97):
+        eps = rounds * (m.offset + m.mass.size - 1) * m.width * frac
+        k0 = max(0, math.floor(eps / m.width) - j_first + 1)
+        distance = mpmath.fsum(abs(a - b) for a, b in zip(stored[k0:], exact[k0:],
+                                                           strict=True))
+        allowed = out.error_above(eps) + out.relative * mpmath.fsum(exact[k0:])
+        assert distance <= allowed
+    # and the positional bound is far below the total one where the tail is read
+    assert out.error_above(at) < 1e-6 * out.error
+
+
+@pytest.mark.parametrize("rounds", [24, 40])
+def test_tilted_squaring_brackets_the_exact_tail(rounds):
+    # the whole route against the enumeration of the composed pair, in the tail
+    view, _, at = _tail_case(rounds)
+    for v in (view, view.swapped()):
+        truth_dist = _composed(v, rounds)
+        m = pld.from_view(v, 0.02, True, connect=True)
+        out = pld.square_compose(m, rounds, 1e-30, at=at)
+        assert out is not None
+        for eps in (0.0, 0.5 * at, 0.9 * at, at, 1.05 * at):
+            truth = _h(truth_dist, mpmath.mpf(eps))
+            assert pld.lower_delta_of(out, eps) <= truth <= pld.delta_of(out, eps)
+
+
+def test_a_tiny_delta_is_read_through_the_tilt():
+    # delta = 1e-20 is far below the FFT's absolute round-off (about 1e-12 of the mass):
+    # untilted, no finite upper end is certified; tilted towards the tail, both ends hold
+    # against the enumeration and the upper end is within 1e-6 of the truth (27.1200453)
+    view = binary_rr.view_pair(n=3, epsilon0=0.7)
+    out = pld.compose_views([(view, 40)], delta=1e-20)
+    truth = _eps([_composed(view, 40), _composed(view.swapped(), 40)], 1e-20)
+    assert out.lower.value <= truth <= out.upper.value <= truth * (1 + 1e-6)
