@@ -748,7 +748,7 @@ def square_compose(pmf: LossPmf, rounds: int, tail: float,
     delta 1e-10: more than 60 s; issue 20).
 
     `at`: a loss far in the right tail where the measure will be read (a connect-the-dots
-    upper measure only). The FFT's absolute round-off (about 1e-13 of the mass per
+    measure, upper or lower). The FFT's absolute round-off (about 1e-13 of the mass per
     squaring, doubled by each later one) is then far above a delta of 1e-10. So the chain
     runs on the exponentially tilted measure t_i = s_i e^(lam i) / M(lam) (convolution
     commutes with tilting: s^T_k = M^T e^(-lam k) t^T_k), lam chosen so that M^T e^(-lam k*)
@@ -761,7 +761,7 @@ def square_compose(pmf: LossPmf, rounds: int, tail: float,
     if rounds < 2 or tail <= 0 or pmf.mass.size < 2 or float(np.sum(pmf.mass)) <= 0:
         return None
     tilted = None
-    if at is not None and pmf.pessimistic and 0 < pmf.spread < math.inf:
+    if at is not None and 0 < pmf.spread < math.inf:
         tilted = _tilted(pmf.mass, rounds, at / pmf.width - rounds * pmf.offset)
     start, r_tilt = (pmf.mass, 0.0) if tilted is None else (tilted[2], tilted[3])
     window = _chernoff_windows(start, rounds, tail)
@@ -770,8 +770,10 @@ def square_compose(pmf: LossPmf, rounds: int, tail: float,
         lo, hi = window(r)
         return truncate(_window_cut(m, lo, hi, tail), tail)
 
-    power = LossPmf(pmf.width, 0, start, 0.0, 0.0, pmf.pessimistic, r_tilt,
-                    spread=pmf.spread)
+    # a tilted chain drops what it truncates (into its ledger), an upper or a lower one:
+    # a move there would be in tilted units
+    power = LossPmf(pmf.width, 0, start, 0.0, 0.0, pmf.pessimistic or tilted is not None,
+                    r_tilt, spread=pmf.spread)
     result: LossPmf | None = None
     r_power, r_result, k = 1, 0, int(rounds)
     while True:
@@ -1359,7 +1361,8 @@ def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float,
         # the two directions are independent: the lower one runs in a second thread
         # (numpy's FFT releases the GIL; the machine has two cores)
         with ThreadPoolExecutor(max_workers=1) as pool:
-            job = pool.submit(_compose_side, mechanisms, width, False, tail, connect, budget)
+            job = pool.submit(_compose_side, mechanisms, width, False, tail, connect, budget,
+                              at)
             pess = _compose_side(mechanisms, width, True, tail, connect, budget, at)
             low = job.result()
     else:
@@ -1369,7 +1372,7 @@ def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float,
     if want_lower and coupled and all(math.isfinite(p.spread) for p in pess):
         lower = min(max(read_lower(p) for p in pess), upper)
     elif want_lower:
-        low = low or _compose_side(mechanisms, width, False, tail, connect, budget)
+        low = low or _compose_side(mechanisms, width, False, tail, connect, budget, at)
         lower = min(max(read_lower(p) for p in low), upper)
     # what a lower reading subtracts at any width: the ledger and the moves it takes back
     floor = max(p.error + (p.moved if math.isfinite(p.spread) else 0.0) for p in pess)

@@ -443,10 +443,16 @@ def test_tilted_squaring_brackets_the_exact_tail(rounds):
         truth_dist = _composed(v, rounds)
         m = pld.from_view(v, 0.02, True, connect=True)
         out = pld.square_compose(m, rounds, 1e-30, at=at)
-        assert out is not None
+        # the lower connect-the-dots measure (read through the coupling like the upper one),
+        # tilted too: its chain drops what it cuts
+        low = pld.square_compose(pld.from_view(v, 0.02, False, connect=True), rounds, 1e-30,
+                                 at=at)
+        assert out is not None and low is not None and low.tilt is not None
         for eps in (0.0, 0.5 * at, 0.9 * at, at, 1.05 * at):
             truth = _h(truth_dist, mpmath.mpf(eps))
             assert pld.lower_delta_of(out, eps) <= truth <= pld.delta_of(out, eps)
+            assert pld.lower_delta_of(low, eps) <= truth
+        assert pld.lower_delta_of(low, 0.9 * at) > 1e-3 * _h(truth_dist, mpmath.mpf(0.9 * at))
 
 
 def test_a_tiny_delta_is_read_through_the_tilt():
