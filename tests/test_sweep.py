@@ -267,8 +267,19 @@ def test_sigint_then_rerun(tmp_path: Path) -> None:
     the process pool; the rerun computes only the points the first run did not write.
 
     A fast machine can finish a small sweep between two polls of its file (the signal then
-    meets a finished process, exit 0: a failure of the test's timing, seen twice in CI with
-    40 and 160 points): the grid then grows fourfold, up to 2,560 points."""
+    meets a finished process, exit 0): the grid then grows fourfold, up to 2,560 points.
+    A test run started in the background of a non-interactive shell (`cmd &`) inherits
+    SIGINT ignored, and so did the sweep: it ran all 2,560 points through the signal (exit
+    0, three times in CI runs started that way). Python leaves an inherited SIG_IGN alone,
+    so the test gives the sweep the default disposition, as a terminal would."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _interrupt_then_rerun(tmp_path)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _interrupt_then_rerun(tmp_path: Path) -> None:
     err = b""
     for size in (40, 160, 640):
         out = tmp_path / f"ldp{size}.csv"
