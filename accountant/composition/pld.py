@@ -585,8 +585,11 @@ def truncate(pmf: LossPmf, tail: float) -> LossPmf:
     kept = probs[first:last + 1].copy()
     left_mass = float(left[first - 1]) if first > 0 else 0.0
     right_mass = float(right[probs.size - 2 - last]) if last + 1 < probs.size else 0.0
-    if pmf.pessimistic and math.isfinite(pmf.spread):
-        # a measure read from both sides (connect-the-dots): the tails are dropped and their
+    if (pmf.pessimistic and math.isfinite(pmf.spread)) or pmf.tilt is not None:
+        # a measure read from both sides (connect-the-dots), or a tilted one (upper or
+        # lower: a move would spend its total ledger, about 1, on `moved` and lose the
+        # positional one; a lower end of 0 at delta 1e-8 for shuffle rounds that the
+        # untilted measure put at 1.258): the tails are dropped and their
         # stored mass enters the absolute ledger. With s = nu (1 + theta) + e, the dropped
         # entries' new errors -nu (1 + theta) sum to at most their stored mass plus their old
         # errors, which the ledger already holds; both readings pay the stored tail once.
