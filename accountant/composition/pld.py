@@ -119,6 +119,11 @@ class LossPmf:
     spread: float = math.inf
     tilt: tuple[float, float, float, int] | None = None
 
+    @property
+    def base_error(self) -> float:
+        """The absolute ledger outside the positional part (`tilt`): `error` untilted."""
+        return self.error if self.tilt is None else min(self.error, self.tilt[2])
+
     def error_above(self, epsilon: float) -> float:
         """A bound on sum |e_i| over the entries with loss > eps (the +inf atom's error is
         relative): `error`, or less where `tilt` says so."""
@@ -642,6 +647,12 @@ def _logsumexp(x: np.ndarray) -> float:
     return top + math.log(float(np.sum(np.exp(x - top))))
 
 
+def _log_mgfs(log_m: np.ndarray, index: np.ndarray, lams: np.ndarray) -> np.ndarray:
+    """log M(lam) = log sum_i m_i e^(lam i) for each lam, from the live entries' log m_i
+    and indices (logsumexp: no overflow at large lam i)."""
+    return np.array([_logsumexp(log_m + lam * index) for lam in lams])
+
+
 def _chernoff_windows(mass: np.ndarray, rounds: int,
                       tail: float) -> Callable[[int], tuple[int, int]]:
     """r -> (lo, hi) for every r <= `rounds`: the r-fold sum K of grid indices (0-based)
@@ -656,12 +667,7 @@ def _chernoff_windows(mass: np.ndarray, rounds: int,
     index = index[live]
     span = max(float(mass.size), 1.0)
     lams = np.geomspace(1e-3 / (span * math.sqrt(rounds)), 50.0 / span, 32)
-    # log M(+-lam) for the whole grid of lam at once, by logsumexp along each row
-    ups = np.empty(lams.size)
-    downs = np.empty(lams.size)
-    for i, lam in enumerate(lams):
-        ups[i] = _logsumexp(log_m + lam * index)
-        downs[i] = _logsumexp(log_m - lam * index)
+    ups, downs = _log_mgfs(log_m, index, lams), _log_mgfs(log_m, index, -lams)
     log_tail = math.log(tail)
     top = mass.size - 1
 
@@ -836,15 +842,13 @@ def _tilted(mass: np.ndarray, rounds: int,
     with np.errstate(divide="ignore"):
         log_m = np.log(mass)
     span = max(float(mass.size), 1.0)
-    best = (0.0, 0.0, 0.0)
-    for lam in np.geomspace(1e-3 / (span * math.sqrt(rounds)), 50.0 / span, 48):
-        log_mgf = _logsumexp(log_m[live] + lam * index[live])
-        bound = rounds * log_mgf - lam * k_star
-        if bound < best[2]:
-            best = (float(lam), log_mgf, bound)
-    lam, log_mgf, bound = best
-    if bound > -10.0:
+    lams = np.geomspace(1e-3 / (span * math.sqrt(rounds)), 50.0 / span, 48)
+    log_mgfs = _log_mgfs(log_m[live], index[live], lams)
+    bounds = rounds * log_mgfs - lams * k_star
+    best = int(np.argmin(bounds))
+    if bounds[best] > -10.0:
         return None
+    lam, log_mgf = float(lams[best]), float(log_mgfs[best])
     t = np.zeros(mass.size)
     t[live] = np.exp(log_m[live] + lam * index[live] - log_mgf)
     # each t_i: a float exponent of three terms, then exp
@@ -1004,8 +1008,7 @@ def epsilon_of(pmf: LossPmf, delta: float) -> float:
         if delta_of(pmf, max(top, 0.0)) > delta:
             return math.inf
         # (a guess: the certified check follows)
-        target = delta * (1 - 1e-9) * (1 - pmf.relative) - (
-            pmf.error if pmf.tilt is None else min(pmf.error, pmf.tilt[2]))
+        target = delta * (1 - 1e-9) * (1 - pmf.relative) - pmf.base_error
         guess = _inversion(losses, pmf.mass, pmf.infinity, max(target, 0.0))
         good = max(top, 0.0)
         if math.isfinite(guess) and delta_of(pmf, guess) <= delta:
@@ -1021,8 +1024,7 @@ def epsilon_of(pmf: LossPmf, delta: float) -> float:
     if delta_of(pmf, start) <= delta:
         return 0.0
     guess = _inversion(losses, pmf.mass, pmf.infinity,
-                       delta * (1 + 1e-9) * (1 + pmf.relative)
-                       + (pmf.error if pmf.tilt is None else min(pmf.error, pmf.tilt[2])))
+                       delta * (1 + 1e-9) * (1 + pmf.relative) + pmf.base_error)
     guess = guess if math.isfinite(guess) else max(top, 0.0)
     if delta_of(pmf, guess) > delta:
         good = guess
