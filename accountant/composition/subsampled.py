@@ -22,7 +22,8 @@ with numpy from certified log-PMFs.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -48,6 +49,10 @@ RELATIONS = ("substitute", "add-remove")
 _U = rounding.UNIT_ROUNDOFF
 # outcomes (c, a) formed at once: about 30 float arrays of this length are alive per chunk
 _CHUNK_OUTCOMES = 1 << 18
+# the most outcomes whose atoms a pair keeps between grid widths (4 arrays: 64 MiB)
+_CACHED_OUTCOMES = 1 << 21
+# (loss, its error, log mass in the block, its error, the block's log weights)
+_Chunk = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[float, float, float]]
 # the widest mixture binned here (pld.pmf_from_entries refuses wider single pairs too)
 _MAX_SPAN = 8_000_000
 
@@ -65,6 +70,9 @@ class SubsampledPair(LossPmfSource):
     pair: ClonePair
     sampling_rate: float
     relation: str = "substitute"
+    # the substitute measure's atoms by (pessimistic, tail, blocks) (`_substitute_atoms`)
+    _atoms: dict[tuple[bool, float, int], tuple[float, list[_Chunk]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.pair, ClonePair):
@@ -124,40 +132,20 @@ class SubsampledPair(LossPmfSource):
         gets spread inf (its lower reading would bound the dominating pair, not this one).
         """
         q, pair = float(self.sampling_rate), self.pair
-        n_other, p0 = int(pair.others), pair.clone_probability
-        keep = 1 - q + q * p0
-        p1 = min(1.0, q * p0 / keep)
         sign = 1.0 if pessimistic else -1.0
-        lo, hi, log_out_m = binomial_log_window(n_other, keep, math.log(tail / 8))
-        ms = np.arange(lo, hi + 1, dtype=float)
-        log_pm = binomial_logpmf(ms, float(n_other), keep)
-        err_m = log_pmf_error(log_pm) + 16 * _U * n_other + ULP_SLACK
-        weights = np.exp(log_pm + sign * err_m)
-        edges = np.unique(np.linspace(0, ms.size, min(blocks, ms.size) + 1).astype(int))
+        outside, chunks = self._substitute_atoms(pessimistic, tail, blocks)
         parts: list[LossPmf] = []
         indices: list[np.ndarray] = []
         masses: list[np.ndarray] = []
-        outside = 2 * math.exp(log_out_m) if log_out_m > -745 else 0.0
-        for i0, i1 in zip(edges[:-1], edges[1:], strict=True):
-            block_w = float(np.sum(weights[i0:i1])) * (1 + sign * 1e-12)
-            m = ms[i0] if pessimistic else ms[i1 - 1]
-            clo, chi, lout = binomial_log_window(int(m), p1, math.log(tail / 8))
-            outside += block_w * 2 * math.exp(lout) if lout > -745 else 0.0
-            c_all = np.arange(clo, min(chi + 1, int(m)) + 2, dtype=float)
-            half = int(math.ceil(math.sqrt(float(c_all.max()) * math.log(16 / tail) / 2))) + 1
+        for loss, margin, log_mass, err, (log_central, central_err, log_w) in chunks:
             if connect:
-                # central block weight: a sum of central masses within err_m (+ the sum)
-                log_block = math.log(max(float(np.sum(np.exp(log_pm[i0:i1]))), 1e-320))
-                block_err = float(np.max(err_m[i0:i1])) + 1e-12
-            # rows of c at a time: the outcomes (c, a) of a block grow like n q p0 (1.6e7
-            # arrays of them at n = 1e7 held 3.3 GiB); each chunk is binned on its own
-            rows = max(1, _CHUNK_OUTCOMES // (2 * half + 1))
-            for start in range(0, c_all.size, rows):
-                c = c_all[start:start + rows]
-                self._block_chunk(c, half, m, p1, q, pessimistic, width, connect,
-                                  (log_block, block_err) if connect else (
-                                      math.log(max(block_w, 1e-320)), sign),
-                                  parts, indices, masses)
+                if loss.size:
+                    parts.append(connected_pmf(loss, margin, log_central + log_mass,
+                                               err + central_err + 8 * _U, width, 0.0,
+                                               pessimistic=pessimistic))
+                continue
+            indices.append(grid_index(loss, margin, width, pessimistic))
+            masses.append(np.exp(log_w + log_mass + sign * err) * (1 + sign * 8 * _U))
         if connect:
             if pair.w_star > 0:   # the differing user in the w* block: loss 0
                 parts.append(connected_pmf(np.zeros(1), np.zeros(1),
@@ -179,24 +167,80 @@ class SubsampledPair(LossPmfSource):
         return pmf_from_entries(np.concatenate(indices), np.concatenate(masses), width,
                                 infinity, pessimistic)
 
-    def _block_chunk(self, c: np.ndarray, half: int, m: float, p1: float, q: float,
-                     pessimistic: bool, width: float, connect: bool,
-                     block: tuple[float, float], parts: list[LossPmf],
-                     indices: list[np.ndarray], masses: list[np.ndarray]) -> None:
-        """The outcomes (a, b) of the clone counts c of one M-block: a connect-the-dots
-        measure appended to `parts` (connect; block = (log central weight, its error)) or
-        grid entries appended to `indices`/`masses` (block = (log weight, sign))."""
+    def _substitute_atoms(self, pessimistic: bool, tail: float,
+                          blocks: int) -> tuple[float, Iterable[_Chunk]]:
+        """(mass cut by the windows, the outcomes' chunks) of the substitute measure: the
+        atoms do not depend on the grid, so a call that tries several widths computes
+        them once (kept on the pair while they stay small; 4 of 5 builds of a T = 1e4
+        shuffle composition were repeats)."""
+        key = (pessimistic, tail, blocks)
+        hit = self._atoms.get(key)
+        if hit is not None:
+            return hit
+        q, pair = float(self.sampling_rate), self.pair
+        n_other, p0 = int(pair.others), pair.clone_probability
+        keep = 1 - q + q * p0
+        p1 = min(1.0, q * p0 / keep)
+        sign = 1.0 if pessimistic else -1.0
+        lo, hi, log_out_m = binomial_log_window(n_other, keep, math.log(tail / 8))
+        ms = np.arange(lo, hi + 1, dtype=float)
+        log_pm = binomial_logpmf(ms, float(n_other), keep)
+        err_m = log_pmf_error(log_pm) + 16 * _U * n_other + ULP_SLACK
+        weights = np.exp(log_pm + sign * err_m)
+        edges = np.unique(np.linspace(0, ms.size, min(blocks, ms.size) + 1).astype(int))
+        outside = 2 * math.exp(log_out_m) if log_out_m > -745 else 0.0
+        layout: list[tuple[np.ndarray, int, float, tuple[float, float, float]]] = []
+        size = 0
+        for i0, i1 in zip(edges[:-1], edges[1:], strict=True):
+            block_w = float(np.sum(weights[i0:i1])) * (1 + sign * 1e-12)
+            m = ms[i0] if pessimistic else ms[i1 - 1]
+            clo, chi, lout = binomial_log_window(int(m), p1, math.log(tail / 8))
+            outside += block_w * 2 * math.exp(lout) if lout > -745 else 0.0
+            c_all = np.arange(clo, min(chi + 1, int(m)) + 2, dtype=float)
+            half = int(math.ceil(math.sqrt(float(c_all.max()) * math.log(16 / tail) / 2))) + 1
+            # the block's weight: central (a sum of central masses within err_m, + the
+            # sum's rounding) for connect-the-dots, moved by its error for rounded measures
+            log_central = math.log(max(float(np.sum(np.exp(log_pm[i0:i1]))), 1e-320))
+            central_err = float(np.max(err_m[i0:i1])) + 1e-12
+            layout.append((c_all, half, float(m),
+                           (log_central, central_err, math.log(max(block_w, 1e-320)))))
+            size += c_all.size * (2 * half + 1)
+
+        def chunks() -> Iterator[_Chunk]:
+            for c_all, half, m, block in layout:
+                # rows of c at a time: the outcomes (c, a) of a block grow like n q p0
+                # (1.6e7 arrays of them at n = 1e7 held 3.3 GiB); each chunk is binned
+                # on its own
+                rows = max(1, _CHUNK_OUTCOMES // (2 * half + 1))
+                for start in range(0, c_all.size, rows):
+                    yield self._block_chunk(c_all[start:start + rows], half, m, p1, q) + (
+                        block,)
+
+        if size > _CACHED_OUTCOMES:
+            return outside, chunks()
+        atoms = outside, list(chunks())
+        if len(self._atoms) >= 2:   # the two directions of one reading's tail
+            self._atoms.clear()
+        self._atoms[key] = atoms
+        return atoms
+
+    def _block_chunk(self, c: np.ndarray, half: int, m: float, p1: float,
+                     q: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The outcomes (a, b) of the clone counts c of one M-block: (loss, its error
+        bound, log P-mass relative to the block's weight, its error bound), live ones."""
         pair = self.pair
         log_w, log_w1 = math.log(pair.w), math.log(pair.w_prime)
         log_q = math.log(q)
         log_1q = math.log1p(-q) if q < 1 else -math.inf
         a = np.floor(c / 2)[:, None] + np.arange(-half, half + 1)[None, :]
-        cc = np.broadcast_to(c[:, None], a.shape)
-        ok = (a >= 0) & (a <= cc)
-        a, cc = a[ok], cc[ok]
+        row = np.broadcast_to(np.arange(c.size)[:, None], a.shape)
+        ok = (a >= 0) & (a <= c[:, None])
+        a, row = a[ok], row[ok]
+        cc = c[row]
         b = cc - a
-        lpi = binomial_logpmf(cc, m, p1)
-        lpi1 = binomial_logpmf(cc - 1, m, p1)
+        # pi(c) and pi(c-1) depend on the row only: evaluated once per c, then spread
+        lpi = binomial_logpmf(c, m, p1)[row]
+        lpi1 = binomial_logpmf(c - 1, m, p1)[row]
         lbc = _half_binomial(a, cc)
         with np.errstate(divide="ignore", invalid="ignore"):
             la, lb = np.log(a), np.log(b)
@@ -212,17 +256,7 @@ class SubsampledPair(LossPmfSource):
         with np.errstate(invalid="ignore"):
             loss = (core_p - core_q)[live]
         margin = 2 * err[live] + 32 * _U * (np.abs(core_p[live]) + np.abs(core_q[live]) + 1)
-        if connect:
-            if loss.size:
-                parts.append(connected_pmf(loss, margin, block[0] + lbc[live]
-                                           + core_p[live], err[live] + block[1] + 8 * _U,
-                                           width, 0.0, pessimistic=pessimistic))
-            return
-        sign = block[1]
-        mass = np.exp(block[0] + lbc[live] + core_p[live]
-                      + sign * err[live]) * (1 + sign * 8 * _U)
-        indices.append(grid_index(loss, margin, width, pessimistic))
-        masses.append(mass)
+        return loss, margin, lbc[live] + core_p[live], err[live]
 
     def _add_remove(self, width: float, pessimistic: bool, tail: float,
                     connect: bool = False) -> list[LossPmf]:
