@@ -452,12 +452,22 @@ class NoisePair(LossPmfSource):
         mass = p_hi if pessimistic else p_lo
         index = [j[fits], j[fits] + 1]
         masses = [mass[fits] * (1 - f[fits]), mass[fits] * f[fits]]
-        # the upper pieces' excess over the exact split: the excess mass counts as moved;
-        # the split's uncertainty f_hi - f_lo shifts the coupling's mean by at most
-        # (f_hi - f_lo) width (drift) where it is below 1e-4, else counts as moved
+        # a piece's mass is known within [p_lo, p_hi]: where p_hi / p_lo - 1 <= 1e-9 (the
+        # bulk: 3e-13 at sigma = 1) that is a relative error of the split (the lower
+        # reading divides by it), else the excess over p_lo counts as moved (as an
+        # absolute move, 3e-14 per round of the bulk held the lower end at delta 1e-10,
+        # T = 1e4: 3e-10 taken back from every reading); the split's uncertainty
+        # f_hi - f_lo shifts the coupling's mean by at most (f_hi - f_lo) width (drift)
+        # where it is below 1e-4, else counts as moved
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(p_lo > 0, p_hi / p_lo - 1, np.inf)
+        tight = fits & (ratio <= 1e-9)
+        # the division's and the split's products' roundings
+        relative = float(np.max(ratio[tight], initial=0.0)) * (1 + 1e-9) + 8 * _U
         phi = np.where(fits, f_hi - f_lo, 0.0)
         loose = phi > 1e-4
-        moved = float(np.sum((p_hi - p_lo)[fits])) + float(np.sum((p_hi * phi)[loose]))
+        moved = (float(np.sum((p_hi - p_lo)[fits & ~tight]))
+                 + float(np.sum((p_hi * phi)[loose])))
         split_drift = float(np.max(phi[~loose], initial=0.0)) * width if pessimistic else 0.0
         # slivers: an atom at the top of the piece (upper) or its bottom (lower)
         at = top[sliver] if pessimistic else bot[sliver]
@@ -488,7 +498,7 @@ class NoisePair(LossPmfSource):
         return split_pmf(np.concatenate(index), np.concatenate(masses), width, pessimistic,
                          infinity, rounding.up(moved * (1 + 1e-9)),
                          drift=(width * width / 8 + raise_ + split_drift) * (1 + 1e-9),
-                         spread=2 * width * width * (1 + 1e-9))
+                         spread=2 * width * width * (1 + 1e-9), relative=relative)
 
     @property
     def connects(self) -> bool:

@@ -254,13 +254,16 @@ def connected_pmf(loss: np.ndarray, margin: np.ndarray, log_mass: np.ndarray,
 
 
 def split_pmf(index: np.ndarray, mass: np.ndarray, width: float, pessimistic: bool,
-              infinity: float, moved: float, drift: float, spread: float) -> LossPmf:
+              infinity: float, moved: float, drift: float, spread: float,
+              relative: float = 0.0) -> LossPmf:
     """A connect-the-dots measure from entries a source has already split (continuous
     laws, `composition.noise`): binned like `pmf_from_entries`, with the source's coupling
-    bounds (`drift`, `spread` per round) and its safe-direction `moved` mass."""
+    bounds (`drift`, `spread` per round), its safe-direction `moved` mass and the
+    `relative` error of its entries against the exact split."""
     base = pmf_from_entries(index, mass, width, infinity, pessimistic)
     return replace(base, moved=rounding.up(moved) if pessimistic else 0.0,
-                   drift=rounding.up(drift), spread=rounding.up(spread))
+                   drift=rounding.up(drift), spread=rounding.up(spread),
+                   relative=rounding.up((1 + base.relative) * (1 + relative) - 1))
 
 
 def from_view(view: ViewPair, width: float, pessimistic: bool,
