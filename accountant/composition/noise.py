@@ -69,6 +69,8 @@ NOISE_MULTIPLIER = Interval("noise_multiplier", 0.01, math.inf, closed="left",
 SPECIAL_RELATIVE = 1e-14
 _U = rounding.UNIT_ROUNDOFF
 _MAX_CELLS = 8_000_000
+# the most pieces one order's connect-the-dots measure is cut into
+_MAX_PIECES = 2_000_000
 _BALLE_WANG = Source(citation="Balle, Wang, ICML 2018",
                      locator="Theorem 8 (analytic Gaussian); T Gaussians compose to one with "
                              "mu^2 summed (docs/conversions.md#gaussian-and-laplace-events)")
@@ -416,7 +418,12 @@ class NoisePair(LossPmfSource):
             j = np.floor(bot / width - 4 * _U * np.abs(bot / width))
             ceil_top = np.ceil(top / width + 4 * _U * np.abs(top / width))
             bad = (ceil_top - j > 1) & (top - bot > 2e-5 * width) & (b > a)
-            if not np.any(bad):
+            # no cuts past _MAX_PIECES more than 8 per cell: where the loss's certified
+            # margin is about the width no cut fits a piece in one cell, and four rounds
+            # of 64 made 9e7 pieces for 2e3 cells (24 GiB at sigma = 1000, q = 0.1 on a
+            # 1e-6 grid); the rest stay wide. (A fine grid needs 2 or 3 per cell.)
+            if not np.any(bad) or (a.size + 64 * int(np.count_nonzero(bad))
+                                   > _MAX_PIECES + 8 * levels.size):
                 break
             cuts = a[bad][:, None] + (b - a)[bad][:, None] * np.linspace(0, 1, 65)[None, :]
             keep_a, keep_b = a[~bad], b[~bad]

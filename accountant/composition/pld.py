@@ -650,6 +650,24 @@ def _logsumexp(x: np.ndarray) -> float:
     return top + math.log(float(np.sum(np.exp(x - top))))
 
 
+def _lams(mass: np.ndarray, rounds: int, count: int) -> np.ndarray:
+    """A geometric grid of tilts lam > 0 (per grid index) for Chernoff bounds of the
+    `rounds`-fold index sum: from far below 1 / (support sqrt(T)) to 50 over the smaller of
+    the support and the standard deviation (a measure concentrated on a few cells of a wide
+    support needs a steep tilt: the Q||P order of sigma = 0.5, q = 0.001 spans 5e4 cells
+    with a deviation of 10, and a grid ending at 50 / support found no bound below e^-10
+    for its epsilon at delta 1e-10; its reading stayed untilted and +inf)."""
+    span = max(float(mass.size), 1.0)
+    total = float(np.sum(mass))
+    deviation = span
+    if total > 0:
+        index = np.arange(mass.size, dtype=float)
+        mean = float(np.dot(mass, index)) / total
+        deviation = math.sqrt(max(float(np.dot(mass, (index - mean) ** 2)) / total, 0.0))
+    return np.geomspace(1e-3 / (span * math.sqrt(rounds)),
+                        50.0 / max(min(span, deviation), 1.0), count)
+
+
 def _log_mgfs(log_m: np.ndarray, index: np.ndarray, lams: np.ndarray) -> np.ndarray:
     """log M(lam) = log sum_i m_i e^(lam i) for each lam, from the live entries' log m_i
     and indices (logsumexp: no overflow at large lam i)."""
@@ -668,8 +686,7 @@ def _chernoff_windows(mass: np.ndarray, rounds: int,
     with np.errstate(divide="ignore"):
         log_m = np.log(mass[live])
     index = index[live]
-    span = max(float(mass.size), 1.0)
-    lams = np.geomspace(1e-3 / (span * math.sqrt(rounds)), 50.0 / span, 32)
+    lams = _lams(mass, rounds, 32)
     ups, downs = _log_mgfs(log_m, index, lams), _log_mgfs(log_m, index, -lams)
     log_tail = math.log(tail)
     top = mass.size - 1
@@ -837,20 +854,40 @@ def _tilted(mass: np.ndarray, rounds: int,
             k_star: float) -> tuple[float, float, np.ndarray, float] | None:
     """(lam, log M(lam), t, relative error of t) of the tilt of `square_compose`, the best
     lam of a grid for the Chernoff bound M^T e^(-lam k*) of the T-fold index sum at k*;
-    None when that bound is not small (k* is not in the right tail)."""
-    if not 0 < k_star < rounds * (mass.size - 1):
-        return None
+    None when no index of the right tail has a small bound.
+
+    A target is a guess from coarser grids: one beyond the T-fold losses is moved to the
+    mean plus 8 deviations (below the top), one in the bulk up to the first index with a
+    bound of e^-10 (the Q||P order of sigma = 0.5, q = 0.001, T = 1e3 at delta 1e-10 was
+    guessed above its losses, then below its tail, and stayed untilted: +inf). Any lam is
+    certified; the target only decides where the ledger is small."""
     index = np.arange(mass.size, dtype=float)
     live = mass > 0
+    if k_star <= 0 or not np.any(live):
+        return None
+    top = rounds * float(np.flatnonzero(live)[-1])
+    if k_star >= top:
+        total = float(np.sum(mass))
+        mean = float(np.dot(mass, index)) / total
+        var = max(float(np.dot(mass, (index - mean) ** 2)) / total, 0.0)
+        k_star = min(top - 1, rounds * mean + 8 * math.sqrt(rounds * var))
+        if k_star <= 0:
+            return None
     with np.errstate(divide="ignore"):
         log_m = np.log(mass)
     span = max(float(mass.size), 1.0)
-    lams = np.geomspace(1e-3 / (span * math.sqrt(rounds)), 50.0 / span, 48)
+    lams = _lams(mass, rounds, 48)
     log_mgfs = _log_mgfs(log_m[live], index[live], lams)
     bounds = rounds * log_mgfs - lams * k_star
     best = int(np.argmin(bounds))
     if bounds[best] > -10.0:
-        return None
+        k_min = float(np.min((rounds * log_mgfs + 10.5) / lams))
+        if not k_star < k_min < top:
+            return None
+        bounds = rounds * log_mgfs - lams * k_min
+        best = int(np.argmin(bounds))
+        if bounds[best] > -10.0:
+            return None
     lam, log_mgf = float(lams[best]), float(log_mgfs[best])
     t = np.zeros(mass.size)
     t[live] = np.exp(log_m[live] + lam * index[live] - log_mgf)
@@ -1287,13 +1324,17 @@ def connects(source: PairSource, itself: bool = False) -> bool:
     return source.self_coupled if itself else source.connects
 
 
+# the tail losses to tilt towards, one per order (`_tail_target`)
+_Targets = tuple[float | None, ...]
+
+
 def _compose_side(mechanisms: list[tuple[PairSource, int]], width: float,
                   pessimistic: bool, tail: float, connect: bool = False,
-                  budget: float = 0.0, at: float | None = None) -> list[LossPmf]:
+                  budget: float = 0.0, at: _Targets | None = None) -> list[LossPmf]:
     """The composed measures of both orders (symmetric sources serve both); `budget`: the
     absolute error each self-composition may add by the power route (`self_compose`);
-    `at`: the tail loss to tilt towards (one item only: a convolution of two tilted
-    measures keeps only the total ledger)."""
+    `at`: the tail loss to tilt each order towards (one item only: a convolution of two
+    tilted measures keeps only the total ledger)."""
     measures = [(_pmfs(source, width, pessimistic, tail, connect), rounds)
                 for source, rounds in mechanisms]
     at = at if len(measures) == 1 else None
@@ -1303,7 +1344,8 @@ def _compose_side(mechanisms: list[tuple[PairSource, int]], width: float,
     for pm, rounds in measures:
         for side in sides:
             one = self_compose.unchecked(truncate(pm[min(side, len(pm) - 1)], tail), rounds,
-                                         tail, budget, at)
+                                         tail, budget,
+                                         None if at is None else at[min(side, len(at) - 1)])
             total = totals[side]
             totals[side] = one if total is None else truncate(convolve(total, one), tail)
     return [t for t in totals if t is not None]
@@ -1370,7 +1412,7 @@ def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float,
               read: Callable[[LossPmf], float], read_lower: Callable[[LossPmf], float],
               want_lower: bool, coupled: bool, tail: float,
               connect: bool = True,
-              budget: float = 0.0, at: float | None = None) -> _Evaluation:
+              budget: float = 0.0, at: _Targets | None = None) -> _Evaluation:
     """(upper, lower or None, error ledger) of the composition, the upper measures read by
     `read` (epsilon_of at delta, or delta_of at epsilon), the lower ones by `read_lower`.
     The upper measures are connect-the-dots where the sources allow it; `coupled`: every
@@ -1405,7 +1447,7 @@ def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float,
 
 def _width_for_gap(mechanisms: list[tuple[PairSource, int]], delta: float | None,
                    epsilon: float | None, relative_gap: float,
-                   tail: float, at: float | None = None) -> tuple[float, float] | None:
+                   tail: float, at: _Targets | None = None) -> tuple[float, float] | None:
     """(the starting grid width of `compose_views` for connect-the-dots sources, the
     probe's lower end), from cheap probes on coarse grids; None when the probes give no
     finite, positive value. Only a starting point: `compose_views` still checks the gap and
@@ -1504,30 +1546,77 @@ _TILT_BELOW = 1e-7
 
 
 def _tail_target(mechanisms: list[tuple[PairSource, int]], delta: float | None,
-                 tail: float) -> float | None:
-    """The loss to tilt the squarings of an epsilon(delta) reading towards: 0.95 of a float
-    guess of epsilon (the inversion of a composition on grids of 0.05, 0.01 and 2e-3, each
-    tilted towards the last guess), for one connect-the-dots item at delta <= 1e-7, where
-    the FFT's absolute round-off (1e-9 and more of the mass at T = 1e4) would exceed delta;
-    else None. Only a target: every reading is certified whatever it is."""
+                 tail: float) -> _Targets | None:
+    """The losses to tilt the squarings of an epsilon(delta) reading towards, one per order:
+    0.95 of a float guess of that order's epsilon, for one connect-the-dots item at
+    delta <= 1e-7, where the FFT's absolute round-off (1e-9 and more of the mass at
+    T = 1e4) would exceed delta; else None. Only targets: every reading is certified
+    whatever they are.
+
+    Each order has its own: the answer is the larger order's epsilon, and the other order
+    must still be read there through a ledger below delta (sigma = 0.3, q = 0.001, T = 1e4
+    at 1e-10: one target of 64.7 lay beyond the Q||P order's losses, which stayed untilted
+    with a ledger of 1.2e-7 and read +inf). The guesses invert a composition on a grid of
+    0.05, then on finer grids until the measures' coupling shift at delta (how far above
+    the truth the grid can put a guess, first order in the width) is within 5 % of the
+    largest guess: the width follows that shift, not a fixed list (sigma = 2, q = 0.001,
+    T = 1e4: 2.79 on 0.05 against an epsilon of 0.30; the fixed 0.01 and 2e-3 grids kept it
+    there, and the reading tilted at 2.65 certified 1.15 and a lower end of 0). Each probe
+    is tilted towards the last guesses; one whose stored bulk a tilt dropped (a guess far
+    too high) is retried untilted."""
     if delta is None or delta > _TILT_BELOW or len(mechanisms) != 1 \
             or not connects(mechanisms[0][0]):
         return None
-    at = None
-    for width in (0.05, 0.01, 2e-3):
-        try:
-            pess = _compose_side(mechanisms, width, True, tail, connect=True, at=at)
-        except (PrecisionError, MemoryError):
-            return at
-        guess = 0.0
+
+    cells = 0
+
+    def guess_at(width: float, at: _Targets | None) -> tuple[list[float], list[float]]:
+        nonlocal cells
+        pess = _compose_side(mechanisms, width, True, tail, connect=True, at=at)
+        cells = max(p.mass.size for p in pess)
+        guesses = []
         for p in pess:
             losses = (np.arange(p.mass.size) + p.offset) * p.width
             # the stored measure's own value, less the ledger where it is read
-            guess = max(guess, _inversion(losses, p.mass, p.infinity, delta))
+            guesses.append(_inversion(losses, p.mass, p.infinity, delta))
         _PROFILES.clear()
-        if not (math.isfinite(guess) and guess > 0):
+        shifts = [coupling_shift(p, delta) if math.isfinite(p.spread) else math.inf
+                  for p in pess]
+        return guesses, shifts
+
+    def usable(guesses: list[float]) -> bool:
+        return all(math.isfinite(g) for g in guesses) and max(guesses) > 0
+
+    at: _Targets | None = None
+    width = 0.05
+    for _ in range(6):
+        try:
+            guesses, shifts = guess_at(width, at)
+            if at is not None and not all(math.isfinite(g) and g > 0 for g in guesses):
+                # an order whose guess lay in the bulk its tilt dropped: that order's
+                # guess from the untilted probe
+                plain, _ = guess_at(width, None)
+                guesses = [g if math.isfinite(g) and g > 0 else h
+                           for g, h in zip(guesses, plain, strict=True)]
+        except (PrecisionError, MemoryError):
             return at
-        at = 0.95 * guess
+        if not usable(guesses):
+            return at
+        # aim below each guess by its shift (the truth lies about there or above): a
+        # target above an order's losses cannot be tilted to, and that order's reading
+        # then carries the whole FFT ledger (the Q||P order of sigma = 0.3, q = 0.001,
+        # T = 1e3 guessed 1.30 on 0.01, with losses up to 0.96 on the final grid: +inf)
+        at = tuple(0.95 * max(g - h, 0.5 * g) if g > 0 else None
+                   for g, h in zip(guesses, shifts, strict=True))
+        top, shift = max(guesses), max(shifts)
+        if shift <= 0.05 * top or not math.isfinite(shift):
+            break
+        # the shift scales with the width; a probe stays within 1e6 cells and 1e-6 wide
+        # (at delta 5e-324 the shift's log(1/delta) asked for 2e-8 and 24 GiB)
+        finer = width * max(0.05, min(0.5, 0.9 * 0.05 * top / shift))
+        if finer < _MIN_WIDTH or cells * width / finer > _REFINE_CELLS:
+            break
+        width = finer
     return at
 
 
@@ -1656,6 +1745,11 @@ def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float 
             # eps = 1, delta 2e-16, refined to a 1e-6 grid for 14 s and a lower end of 0)
             if goal <= 0.25 * grid_part or upper <= 4 * floor:
                 break
+        if delta is not None and lower <= 0 and err >= 0.5 * delta:
+            # the ledger where the upper end is read is half of delta already, and a lower
+            # reading (below it) subtracts at least as much: no grid certifies a lower end
+            # (delta 1e-300: a refinement to 1e-6 took 5 s for another lower end of 0)
+            break
         new_width = max(width * goal / grid_part, _MIN_WIDTH)
         if new_width >= width or (target is not None
                                   and cells * width / new_width > _REFINE_CELLS):

@@ -483,3 +483,50 @@ def test_a_tiny_delta_is_read_through_the_tilt():
     out = pld.compose_views([(view, 40)], delta=1e-20)
     truth = _eps([_composed(view, 40), _composed(view.swapped(), 40)], 1e-20)
     assert out.lower.value <= truth <= out.upper.value <= truth * (1 + 1e-6)
+
+
+# an asymmetric pair: its two orders' epsilons differ (33.9 and 55.5 at delta 1e-20,
+# T = 40), so one tilt target for both left the smaller order untilted, read through the
+# whole FFT ledger: +inf at delta 1e-20 and 1e-12
+_ASYMMETRIC = ([0.7, 0.2, 0.1], [0.3, 0.3, 0.4])
+
+
+@pytest.mark.parametrize("delta", [1e-20, 1e-12])
+def test_each_order_is_tilted_towards_its_own_tail(delta):
+    from accountant.view import ViewPair
+
+    view = ViewPair.from_arrays(*_ASYMMETRIC)
+    dists = [_composed(view, 40), _composed(view.swapped(), 40)]
+    own = [_eps([d], delta) for d in dists]
+    targets = pld._tail_target([(view, 40)], delta, pld.truncation_tail([(view, 40)], delta))
+    assert targets is not None and len(targets) == 2
+    # each target below its own order's epsilon, and not far below it
+    assert all(0.8 * e < t < e for t, e in zip(targets, own, strict=True)), (targets, own)
+    out = pld.compose_views([(view, 40)], delta=delta)
+    truth = max(own)
+    assert out.lower.value <= truth <= out.upper.value <= truth * (1 + 1e-5)
+
+
+@pytest.mark.parametrize("where", ["beyond the losses", "in the bulk"])
+def test_a_misplaced_target_is_moved_into_the_tail(where):
+    # targets come from coarser grids: one above the T-fold losses, or one in the bulk,
+    # found no tilt and the order stayed untilted; now each is moved (to the mean plus 8
+    # deviations, or up to the first index with a Chernoff bound of e^-10), and the tilted
+    # route still brackets the enumeration
+    from accountant.view import ViewPair
+
+    rounds = 24
+    view = ViewPair.from_arrays(*_ASYMMETRIC)
+    truth_dist = _composed(view, rounds)
+    m = pld.from_view(view, 0.02, True, connect=True)
+    losses = (np.arange(m.mass.size) + m.offset) * m.width
+    mean = float(np.dot(m.mass, losses) / m.mass.sum())
+    at = 1.5 * rounds * float(losses[-1]) if where == "beyond the losses" else rounds * mean
+    k_star = at / m.width - rounds * m.offset
+    assert pld._tilted(m.mass, rounds, k_star) is not None
+    out = pld.square_compose(m, rounds, 1e-30, at=at)
+    assert out is not None and out.tilt is not None
+    top = rounds * float(losses[-1])
+    for eps in (0.0, 0.5 * top, 0.7 * top, 0.9 * top):
+        truth = _h(truth_dist, mpmath.mpf(eps))
+        assert pld.lower_delta_of(out, eps) <= truth <= pld.delta_of(out, eps)
