@@ -530,3 +530,32 @@ def test_a_misplaced_target_is_moved_into_the_tail(where):
     for eps in (0.0, 0.5 * top, 0.7 * top, 0.9 * top):
         truth = _h(truth_dist, mpmath.mpf(eps))
         assert pld.lower_delta_of(out, eps) <= truth <= pld.delta_of(out, eps)
+
+
+def test_a_measure_concentrated_on_a_wide_support_is_tilted():
+    # 5e3 cells whose mass sits on ten of them (the Q||P order of a subsampled Gaussian: a
+    # long, light left tail): the tilts once searched stopped at 50 / support, far below
+    # the Chernoff-optimal one, so no tilt was found and the order was read through the
+    # whole FFT ledger; the search now reaches 50 over the deviation
+    rounds, width = 16, 0.01
+    mass = np.full(5000, 1e-12)
+    bump = np.exp(-0.5 * ((np.arange(10) - 5.0) / 1.5) ** 2)
+    mass[-10:] = bump / bump.sum() * (1 - mass[:-10].sum())
+    m = pld.LossPmf(width, -4990, mass, 0.0, 0.0, True, 0.0, spread=width * width)
+    index = np.arange(mass.size)
+    mean = float(np.dot(mass, index))
+    sd = math.sqrt(float(np.dot(mass, (index - mean) ** 2)))
+    k_star = rounds * mean + 6 * math.sqrt(rounds) * 1.5
+    assert sd < 20 and pld._tilted(mass, rounds, k_star) is not None
+    at = (k_star + rounds * m.offset) * width
+    out = pld.square_compose(m, rounds, 1e-30, at=at)
+    assert out is not None and out.tilt is not None
+    exact = mass
+    for _ in range(rounds - 1):
+        exact = np.convolve(exact, mass)   # nonnegative sums: 1e-13 relative here
+    losses = (np.arange(exact.size) + rounds * m.offset) * width
+    for eps in (at - 0.05, at, at + 0.05):
+        live = losses > eps
+        truth = math.fsum(-np.expm1(eps - losses[live]) * exact[live])
+        assert truth > 0
+        assert truth * (1 - 1e-9) <= pld.delta_of(out, eps) <= truth * (1 + 1e-6) + 1e-30
