@@ -1,8 +1,9 @@
 """The substitute subsampled round's atoms are computed once per (direction, tail) and
 binned on each grid a call tries (composition.subsampled), and its upper measure, dense
 although it has no coupled lower reading, may take the one-FFT power route
-(pld.self_compose): a reused build equals a fresh one, and the power route's ledger covers
-the exact composition of the measure it was given."""
+(pld.self_compose) and the tilted squaring at tiny delta: a reused build equals a fresh
+one, the power route's ledger covers the exact composition of the measure it was given,
+and a tiny delta is read through the tilt."""
 
 import math
 
@@ -82,3 +83,17 @@ def test_a_sparse_rounded_measure_keeps_squaring(monkeypatch):
     assert not pld._dense(m)
     monkeypatch.setattr(pld, "power_compose", lambda *a, **k: pytest.fail("power route"))
     pld.self_compose(m, 16, tail=1e-14, budget=1e-6)
+
+
+def test_the_substitute_upper_measure_is_tilted_at_a_tiny_delta():
+    # untilted (spread inf was taken for "not connect-the-dots"), the FFT's absolute ledger
+    # exceeded delta = 1e-12 and the upper end read +inf; tilted, it is finite and within
+    # 1 % of the pair's own certified lower end
+    from accountant.composition import Accountant, Subsampled
+    from accountant.protocols.ldp import LDP
+
+    bracket = Accountant().compose(Subsampled(LDP(n=10_000, epsilon0=3.0), 0.02),
+                                   3000).get_epsilon(1e-12, method="pld")
+    upper = bracket.upper.value
+    assert math.isfinite(upper) and bracket.pair_lower is not None
+    assert bracket.pair_lower.value <= upper <= 1.01 * bracket.pair_lower.value
