@@ -59,7 +59,7 @@ from accountant.numeric.special import (
     binomial_logpmf,
     stirlerr,
 )
-from accountant.numeric.summation import cascade_sum
+from accountant.numeric.summation import cascade_sum_rows
 from accountant.numeric.tails import binomial_log_window
 from accountant.result import Bracket, Direction, Kind, Result, Source
 from accountant.view import ViewPair
@@ -701,7 +701,7 @@ def _renyi_excess_terms(pair: ClonePair, cs: np.ndarray,
         err = np.sum(q_rel[None, :] * np.abs(term) + q[None, :] * np.exp(xs) * np.expm1(
             16 * UNIT_ROUNDOFF * np.abs(xs) + 4 * UNIT_ROUNDOFF) + 4 * UNIT_ROUNDOFF
             * np.abs(term), axis=1) * (1 + 1e-6)
-        sums = np.array([cascade_sum(row) for row in term])
+        sums = cascade_sum_rows(term)
         err = err + 4 * UNIT_ROUNDOFF * np.abs(sums) + 2 * x.size * UNIT_ROUNDOFF ** 2 \
             * np.sum(np.abs(term), axis=1) + 1e-300
         q_out = 2.0 * math.exp(log_out) if log_out > -700 else 0.0

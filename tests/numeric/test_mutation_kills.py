@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from accountant.numeric.special import bd0, binomial_logpmf, log_pmf_error
-from accountant.numeric.summation import cascade_sum
+from accountant.numeric.summation import cascade_sum, cascade_sum_rows
 from accountant.numeric.tails import (
     EXPONENT_SLACK,
     LOG_SLACK,
@@ -84,6 +84,25 @@ def test_cascade_sum_beats_numpy_on_a_long_ill_conditioned_sum():
     truth = math.fsum(x)
     assert abs(cascade_sum(x) - truth) <= _cascade_bound(x)
     assert abs(cascade_sum(x) - truth) <= abs(float(np.sum(x)) - truth)
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 7, 64, 1001])
+def test_row_sums_are_each_rows_cascade_sum_and_within_its_bound(size):
+    # the rows at once: the same tree per row, so each row's sum is within the bound of
+    # fsum (cancellations included), and the rows do not mix
+    rng = np.random.default_rng(size)
+    x = rng.standard_normal((5, size)) * 10.0 ** rng.integers(-20, 20, (5, size))
+    if size >= 3:
+        x[0, :3] = [1e16, 1.0, -1e16]
+    sums = cascade_sum_rows(x)
+    assert sums.shape == (5,)
+    for row, got in zip(x, sums, strict=True):
+        assert abs(got - math.fsum(row)) <= _cascade_bound(row)
+        assert got == pytest.approx(cascade_sum(row), rel=4 * _U, abs=_cascade_bound(row))
+    if size >= 3:
+        assert sums[0] == math.fsum(x[0])
+    with pytest.raises(ValueError, match="2-D"):
+        cascade_sum_rows(np.ones(3))
 
 
 # ---------------------------------------------------------------- certified exponents
