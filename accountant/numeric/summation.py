@@ -44,6 +44,9 @@ def cascade_sum_rows(x: np.ndarray) -> np.ndarray:
 
     Returns:
         The compensated row sums, shape (rows,); zeros for n = 0.
+
+    Raises:
+        ValueError: `x` is not 2-D (an internal caller's mistake, not user input).
     """
     x = np.asarray(x, dtype=float)
     if x.ndim != 2:
