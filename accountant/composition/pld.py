@@ -650,6 +650,17 @@ def _logsumexp(x: np.ndarray) -> float:
     return top + math.log(float(np.sum(np.exp(x - top))))
 
 
+def _index_moments(mass: np.ndarray) -> tuple[float, float] | None:
+    """(mean, variance) of the grid index under the normalised measure (a float guide for
+    where tilts and targets go, not part of any bound); None for no mass."""
+    total = float(np.sum(mass))
+    if total <= 0:
+        return None
+    index = np.arange(mass.size, dtype=float)
+    mean = float(np.dot(mass, index)) / total
+    return mean, max(float(np.dot(mass, (index - mean) ** 2)) / total, 0.0)
+
+
 def _lams(mass: np.ndarray, rounds: int, count: int) -> np.ndarray:
     """A geometric grid of tilts lam > 0 (per grid index) for Chernoff bounds of the
     `rounds`-fold index sum: from far below 1 / (support sqrt(T)) to 50 over the smaller of
@@ -658,12 +669,8 @@ def _lams(mass: np.ndarray, rounds: int, count: int) -> np.ndarray:
     with a deviation of 10, and a grid ending at 50 / support found no bound below e^-10
     for its epsilon at delta 1e-10; its reading stayed untilted and +inf)."""
     span = max(float(mass.size), 1.0)
-    total = float(np.sum(mass))
-    deviation = span
-    if total > 0:
-        index = np.arange(mass.size, dtype=float)
-        mean = float(np.dot(mass, index)) / total
-        deviation = math.sqrt(max(float(np.dot(mass, (index - mean) ** 2)) / total, 0.0))
+    moments = _index_moments(mass)
+    deviation = span if moments is None else math.sqrt(moments[1])
     return np.geomspace(1e-3 / (span * math.sqrt(rounds)),
                         50.0 / max(min(span, deviation), 1.0), count)
 
@@ -869,9 +876,7 @@ def _tilted(mass: np.ndarray, rounds: int,
         return None
     top = rounds * float(np.flatnonzero(live)[-1])
     if k_star >= top:
-        total = float(np.sum(mass))
-        mean = float(np.dot(mass, index)) / total
-        var = max(float(np.dot(mass, (index - mean) ** 2)) / total, 0.0)
+        mean, var = _index_moments(mass) or (0.0, 0.0)   # live mass: never None here
         k_star = min(top - 1, rounds * mean + 8 * math.sqrt(rounds * var))
         if k_star <= 0:
             return None
