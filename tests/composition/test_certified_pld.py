@@ -1,4 +1,4 @@
-"""The certified PLD engine (accountant/composition/pld.py): the FFT round-off bound holds
+"""The certified PLD engine (accountant/composition/pld/): the FFT round-off bound holds
 and is not vacuous, the clones pair is formed in O(outcomes) and agrees with its explicit
 view, brackets contain exact values, and the issue-16 tiny-delta case is fixed."""
 

@@ -1,4 +1,4 @@
-"""Connect-the-dots PLDs and the coupling lower end (accountant/composition/pld.py,
+"""Connect-the-dots PLDs and the coupling lower end (accountant/composition/pld/,
 docs/conversions.md#connect-the-dots), checked against exact compositions.
 
 Truth: the composed privacy-loss distribution enumerated atom by atom in mpmath (40 digits)
@@ -14,6 +14,7 @@ import pytest
 
 from accountant.composition import Accountant, GaussianNoise, pld
 from accountant.composition.subsampled import SubsampledPair
+from accountant.errors import ParameterError
 from accountant.pairs import clones
 from accountant.protocols import binary_rr
 from accountant.protocols.binary_rr import BinaryRR
@@ -136,7 +137,7 @@ def test_a_clones_measure_split_chunk_by_chunk_is_the_one_of_all_atoms_at_once(
     both, and with many chunks it still brackets the explicit view's composition."""
     pair = clones.fmt_clones(n=3000, epsilon0=1.0)
     whole = pld.from_clone_pair(pair, 1e-3, pessimistic, 1e-20, connect=True)
-    monkeypatch.setattr(pld, "_CHUNK", 500)
+    monkeypatch.setattr(pld.sources, "_CHUNK", 500)
     chunked = pld.from_clone_pair(pair, 1e-3, pessimistic, 1e-20, connect=True)
     assert chunked.offset == whole.offset and chunked.mass.size == whole.mass.size
     gap = np.abs(chunked.mass - whole.mass)
@@ -145,7 +146,7 @@ def test_a_clones_measure_split_chunk_by_chunk_is_the_one_of_all_atoms_at_once(
     for field in ("infinity", "moved", "drift", "spread"):
         assert getattr(chunked, field) == pytest.approx(getattr(whole, field), rel=1e-12)
     if pessimistic:
-        monkeypatch.setattr(pld, "_CHUNK", 1)  # one count c per chunk
+        monkeypatch.setattr(pld.sources, "_CHUNK", 1)  # one count c per chunk
         small = clones.fmt_clones(n=6, epsilon0=2.5)
         [pmf] = pld.compose_measures([(small, 3)], 0.01, tail=1e-30, connect=True)
         dist = _composed(clones.view_pair(small, backend="float"), 3)
@@ -172,7 +173,7 @@ def test_a_rounded_measure_has_no_coupled_lower_reading():
     view = binary_rr.view_pair(n=3, epsilon0=1.0)
     up = pld.from_view(view, 0.01, True)
     assert up.spread == math.inf
-    with pytest.raises(pld.ParameterError):
+    with pytest.raises(ParameterError):
         pld.lower_delta_of(up, 0.1)
     # a rounded-down measure couples with shifts <= 0: read as it is (no eta)
     down = pld.from_view(view, 0.01, False)
@@ -187,7 +188,7 @@ def test_subsampled_connect_ends_agree_with_a_fine_rounded_composition(relation)
     pair = BinaryRR(n=50, epsilon0=1.0).dominating_pair().pair
     source = SubsampledPair(pair, 0.2, relation)
     new = pld.compose_views([(source, 20)], delta=1e-5, discretization=2e-3)
-    old = pld._evaluate([(source, 20)], 5e-5, lambda m: pld.epsilon_of(m, 1e-5),
+    old = pld.compose._evaluate([(source, 20)], 5e-5, lambda m: pld.epsilon_of(m, 1e-5),
                         lambda m: pld.lower_epsilon_of(m, 1e-5), True, False, 1e-18,
                         connect=False)
     assert new.lower.value <= old[0] and old[1] <= new.upper.value
@@ -220,7 +221,7 @@ def test_chernoff_window_holds_the_stated_mass():
     mass = rng.random(40) ** 3
     mass /= mass.sum()
     rounds, tail = 12, 1e-6
-    lo, hi = pld._chernoff_window(mass, rounds, tail)
+    lo, hi = pld.self_composition._chernoff_window(mass, rounds, tail)
     exact = mass.copy()
     for _ in range(rounds - 1):
         exact = np.convolve(exact, mass)
@@ -339,7 +340,7 @@ def test_windowed_squaring_holds_its_ledger_against_the_exact_power(rounds, tail
     view = binary_rr.view_pair(n=3, epsilon0=0.7)
     m = pld.from_view(view, 0.05, True, connect=True)
     m = pld.LossPmf(m.width, m.offset, m.mass, 0.0, 0.0, True, 0.0, spread=m.spread)
-    out = pld.square_compose(m, rounds, tail)
+    out = pld.self_composition.square_compose(m, rounds, tail)
     assert out is not None
     exact = _exact_power(m.mass, rounds)
     start = out.offset - rounds * m.offset
@@ -362,7 +363,7 @@ def test_windowed_squaring_brackets_the_exact_value(rounds):
     for v in (view, view.swapped()):
         truth_dist = _composed(v, rounds)
         m = pld.from_view(v, 0.05, True, connect=True)
-        out = pld.square_compose(m, rounds, 1e-9)
+        out = pld.self_composition.square_compose(m, rounds, 1e-9)
         assert out is not None
         for eps in (0.0, 0.5, 2.0):
             truth = _h(truth_dist, mpmath.mpf(eps))
@@ -378,8 +379,8 @@ def test_windowed_squaring_is_not_held_up_by_the_round_off_floor():
     pair = NoisePair("gaussian", 1.0, 0.01, "add-remove")
     tail = pld.truncation_tail([(pair, 1000)], 1e-8)
     sides = pld.compose_measures([(pair, 1000)], 0.05, tail=tail, connect=True)
-    for one, side in zip(pld._pmfs(pair, 0.05, True, tail, True), sides, strict=True):
-        lo, hi = pld._chernoff_window(pld.truncate(one, tail).mass, 1000, tail)
+    for one, side in zip(pld.sources.pmfs(pair, 0.05, True, tail, True), sides, strict=True):
+        lo, hi = pld.self_composition._chernoff_window(pld.truncate(one, tail).mass, 1000, tail)
         assert side.mass.size <= hi - lo + 1 < 1000
 
 
@@ -391,15 +392,15 @@ def test_the_inversion_profile_follows_the_grid_and_the_atom():
     losses = (np.arange(m.mass.size) + m.offset) * m.width
 
     def fresh(ls, inf):
-        pld._PROFILES.clear()
-        return pld._inversion(ls, m.mass, inf, 1e-3)
-    first = pld._inversion(losses, m.mass, m.infinity, 1e-3)
+        pld.reading._PROFILES.clear()
+        return pld.reading._inversion(ls, m.mass, inf, 1e-3)
+    first = pld.reading._inversion(losses, m.mass, m.infinity, 1e-3)
     assert first == fresh(losses, m.infinity) > 0
-    pld._inversion(losses, m.mass, m.infinity, 1e-3)
+    pld.reading._inversion(losses, m.mass, m.infinity, 1e-3)
     shifted = losses + 7 * m.width
-    assert pld._inversion(shifted, m.mass, m.infinity, 1e-3) == fresh(shifted, m.infinity)
-    pld._inversion(losses, m.mass, m.infinity, 1e-3)
-    assert pld._inversion(losses, m.mass, 5e-4, 1e-3) == fresh(losses, 5e-4) > first
+    assert pld.reading._inversion(shifted, m.mass, m.infinity, 1e-3) == fresh(shifted, m.infinity)
+    pld.reading._inversion(losses, m.mass, m.infinity, 1e-3)
+    assert pld.reading._inversion(losses, m.mass, 5e-4, 1e-3) == fresh(losses, 5e-4) > first
 
 
 @pytest.mark.parametrize("rounds", [5, 24])
@@ -410,8 +411,8 @@ def test_windowed_squaring_of_rounded_measures_keeps_each_side(rounds, tail):
     view = binary_rr.view_pair(n=3, epsilon0=0.7)
     for v in (view, view.swapped()):
         truth_dist = _composed(v, rounds)
-        up = pld.square_compose(pld.from_view(v, 0.05, True), rounds, tail)
-        low = pld.square_compose(pld.from_view(v, 0.05, False), rounds, tail)
+        up = pld.self_composition.square_compose(pld.from_view(v, 0.05, True), rounds, tail)
+        low = pld.self_composition.square_compose(pld.from_view(v, 0.05, False), rounds, tail)
         assert up is not None and low is not None
         for eps in (0.0, 0.5, 2.0):
             truth = _h(truth_dist, mpmath.mpf(eps))
@@ -434,7 +435,7 @@ def test_tilted_squaring_holds_its_positional_ledger(rounds):
     # ledger zeroed, so that only the chain's own errors count)
     _, m, at = _tail_case(rounds)
     m = pld.LossPmf(m.width, m.offset, m.mass, 0.0, 0.0, True, 0.0, spread=m.spread)
-    out = pld.square_compose(m, rounds, 1e-30, at=at)
+    out = pld.self_composition.square_compose(m, rounds, 1e-30, at=at)
     assert out is not None and out.tilt is not None
     exact = _exact_power(m.mass, rounds)
     start = out.offset - rounds * m.offset
@@ -460,7 +461,7 @@ def test_tilted_squaring_brackets_the_exact_tail(rounds):
     for v in (view, view.swapped()):
         truth_dist = _composed(v, rounds)
         m = pld.from_view(v, 0.02, True, connect=True)
-        out = pld.square_compose(m, rounds, 1e-30, at=at)
+        out = pld.self_composition.square_compose(m, rounds, 1e-30, at=at)
         # the lower connect-the-dots measure (read through the coupling like the upper one),
         # tilted too: its chain drops what it cuts
         # (through self_compose, whose final truncation once moved a lower measure's tails
@@ -498,7 +499,8 @@ def test_each_order_is_tilted_towards_its_own_tail(delta):
     view = ViewPair.from_arrays(*_ASYMMETRIC)
     dists = [_composed(view, 40), _composed(view.swapped(), 40)]
     own = [_eps([d], delta) for d in dists]
-    targets = pld._tail_target([(view, 40)], delta, pld.truncation_tail([(view, 40)], delta))
+    items = [(view, 40)]
+    targets = pld.compose._tail_target(items, delta, pld.truncation_tail(items, delta))
     assert targets is not None and len(targets) == 2
     # each target below its own order's epsilon, and not far below it
     assert all(0.8 * e < t < e for t, e in zip(targets, own, strict=True)), (targets, own)
@@ -523,8 +525,8 @@ def test_a_misplaced_target_is_moved_into_the_tail(where):
     mean = float(np.dot(m.mass, losses) / m.mass.sum())
     at = 1.5 * rounds * float(losses[-1]) if where == "beyond the losses" else rounds * mean
     k_star = at / m.width - rounds * m.offset
-    assert pld._tilted(m.mass, rounds, k_star) is not None
-    out = pld.square_compose(m, rounds, 1e-30, at=at)
+    assert pld.self_composition._tilted(m.mass, rounds, k_star) is not None
+    out = pld.self_composition.square_compose(m, rounds, 1e-30, at=at)
     assert out is not None and out.tilt is not None
     top = rounds * float(losses[-1])
     for eps in (0.0, 0.5 * top, 0.7 * top, 0.9 * top):
@@ -546,9 +548,9 @@ def test_a_measure_concentrated_on_a_wide_support_is_tilted():
     mean = float(np.dot(mass, index))
     sd = math.sqrt(float(np.dot(mass, (index - mean) ** 2)))
     k_star = rounds * mean + 6 * math.sqrt(rounds) * 1.5
-    assert sd < 20 and pld._tilted(mass, rounds, k_star) is not None
+    assert sd < 20 and pld.self_composition._tilted(mass, rounds, k_star) is not None
     at = (k_star + rounds * m.offset) * width
-    out = pld.square_compose(m, rounds, 1e-30, at=at)
+    out = pld.self_composition.square_compose(m, rounds, 1e-30, at=at)
     assert out is not None and out.tilt is not None
     exact = mass
     for _ in range(rounds - 1):

@@ -160,7 +160,7 @@ def test_truncation_of_a_two_sided_measure_keeps_both_readings_sound(seed):
     assert cut.mass.size < m.mass.size          # something was cut
     assert cut.moved == m.moved
     assert err < cut.error <= err + 2.1e-4
-    low = pld._from_below(cut)
+    low = pld.reading._from_below(cut)
     for eps in (0.0, 1.0, 2.0, 3.0, 4.0, 5.0):
         truth = _h(nu, int(grid[0]), width, 0.0, eps)
         assert pld.delta_of(cut, eps) >= truth
@@ -207,5 +207,5 @@ def test_a_tail_reading_sums_the_same_atoms_as_the_whole_grid():
         grid = [(k + offset) * width for k in (0, 1, 499, 500, 998, 999)]
         for eps in [0.0, -1.0, 1e-12, 1e6, *grid, *(g + 1e-15 for g in grid),
                     *(g - 1e-15 for g in grid), *(float(e) for e in rng.uniform(-1, 100, 20))]:
-            h, _ = pld._h_sum(p, eps)
+            h, _ = pld.reading._h_sum(p, eps)
             assert h == full(p, eps)[0], (offset, width, eps)

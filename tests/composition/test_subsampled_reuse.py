@@ -62,10 +62,10 @@ def _h_exact(mass: np.ndarray, offset: int, width: float, infinity: float, round
 def test_the_dense_upper_measure_takes_the_power_route_within_its_ledger(rounds,
                                                                           monkeypatch):
     m, = _source().loss_pmfs(2e-3, True, 1e-14, connect=True)
-    assert m.spread == math.inf and pld._dense(m)
+    assert m.spread == math.inf and pld.self_composition._dense(m)
     taken = []
     power = pld.power_compose
-    monkeypatch.setattr(pld, "power_compose",
+    monkeypatch.setattr(pld.self_composition, "power_compose",
                         lambda *a, **k: taken.append(1) or power(*a, **k))
     budget = 1e-6
     out = pld.self_compose(m, rounds, tail=1e-14, budget=budget)
@@ -80,8 +80,9 @@ def test_a_sparse_rounded_measure_keeps_squaring(monkeypatch):
     # a rounded-up measure of few atoms: the power route's absolute round-off would cost
     # its relative accuracy, so squaring stays (and must not be sent to the FFT power)
     m = pld.pmf_from_entries(np.array([0.0, 500.0]), np.array([0.5, 0.5]), 1e-3, 0.0, True)
-    assert not pld._dense(m)
-    monkeypatch.setattr(pld, "power_compose", lambda *a, **k: pytest.fail("power route"))
+    assert not pld.self_composition._dense(m)
+    monkeypatch.setattr(pld.self_composition, "power_compose",
+                        lambda *a, **k: pytest.fail("power route"))
     pld.self_compose(m, 16, tail=1e-14, budget=1e-6)
 
 

@@ -1,4 +1,4 @@
-"""The certified PLD engine (accountant/composition/pld.py), pinned where mutation testing
+"""The certified PLD engine (accountant/composition/pld/), pinned where mutation testing
 found gaps (docs/soundness.md#mutation-testing).
 
 Every oracle is independent of the code under test: Higham's FFT bound restated from the
@@ -506,10 +506,10 @@ def test_epsilon_of_certifies_whatever_the_float_locator_says(monkeypatch, name,
     def wrong(losses, probs, infinity, target, exact=None):
         return fake[locator](exact)
 
-    monkeypatch.setattr(pld, "_inversion",
+    monkeypatch.setattr(pld.reading, "_inversion",
                         lambda *args: wrong(*args, exact=exact_up))
     e_up = pld.epsilon_of(up, delta)
-    monkeypatch.setattr(pld, "_inversion",
+    monkeypatch.setattr(pld.reading, "_inversion",
                         lambda *args: wrong(*args, exact=exact_down))
     e_down = pld.epsilon_of(down, delta)
     assert _h_true_upper(up, e_up) <= delta

@@ -1,0 +1,662 @@
+"""epsilon(delta) or delta(epsilon) of a composition of (pair, rounds) items through the
+certified PLD engine: the grid width chosen from cheap coarse probes, tilt targets for tiny
+delta, refinement until the bracket is narrow, the rounded fallback where the FFT's
+round-off is large against delta (docs/conversions.md#certified-pld-engine).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import NamedTuple
+
+import numpy as np
+
+from accountant.composition.pld.convolution import convolve, truncate
+from accountant.composition.pld.measure import LossPmf
+from accountant.composition.pld.reading import (
+    _PROFILES,
+    _inversion,
+    coupling_shift,
+    delta_of,
+    epsilon_of,
+    lower_delta_of,
+    lower_epsilon_of,
+)
+from accountant.composition.pld.self_composition import self_compose
+from accountant.composition.pld.sources import (
+    LossPmfSource,
+    OutcomeLimitError,
+    PairSource,
+    connects,
+    pmfs,
+)
+from accountant.composition.rdp import ROUNDS
+from accountant.domains import DELTA, EPSILON, POSITIVE, checked
+from accountant.errors import ParameterError, PrecisionError
+from accountant.numeric import rounding
+from accountant.pairs.clones import ClonePair
+from accountant.result import Direction, Kind, Result, Source
+from accountant.view import ViewPair
+
+_U = rounding.UNIT_ROUNDOFF
+
+DEFAULT_DISCRETIZATION = 1e-4
+# the most times `compose_views` coarsens a grid that needs too many buckets (4^12 = 1.7e7
+# times its start: any span of losses fits well before)
+_MAX_COARSENINGS = 12
+_SOURCE = Source(citation="shuffle-accountant certified PLD engine",
+                 locator="pessimistic/optimistic discretisation, FFT with a bounded round-off; "
+                         "docs/conversions.md#certified-pld-engine")
+
+
+# the share of delta the one-FFT power route's round-off bound may take: at 2e-3 the
+# remove side of sigma = 1, q = 0.01, T = 1e4 (bound 1.24e-8 at delta 1e-5) takes one FFT
+# (0.016 s) instead of squaring (0.17 s); its upper end moved by 0.006 % (6.18793 ->
+# 6.18814 against dp_accounting's 6.18774)
+_POWER_SHARE = 2e-3
+# the most cells the rounded fallback of `compose_views` is tried on (a few seconds), and
+# the most a refinement may ask for
+_FALLBACK_CELLS = 2_000_000
+_REFINE_CELLS = 1_000_000
+_MIN_WIDTH = 1e-6
+
+
+@dataclass(frozen=True, slots=True)
+class PldComposition:
+    """Pessimistic (UPPER) and optimistic (LOWER) values of one composition.
+
+    Attributes:
+        upper: Result from the pessimistic measure (certified, see module docstring).
+        lower: Result from the optimistic measure (LOWER), or None when some view's grid
+            is not exact.
+        discretization: the grid width Delta finally used.
+        relative_gap: (upper - lower) / upper.
+        error: the pessimistic ledger (FFT round-off, binning) added to the upper delta.
+    """
+
+    upper: Result
+    lower: Result | None
+    discretization: float
+    relative_gap: float
+    error: float = 0.0
+
+
+# the tail losses to tilt towards, one per order (`_tail_target`)
+_Targets = tuple[float | None, ...]
+
+
+def _compose_side(mechanisms: list[tuple[PairSource, int]], width: float,
+                  pessimistic: bool, tail: float, connect: bool = False,
+                  budget: float = 0.0, at: _Targets | None = None) -> list[LossPmf]:
+    """The composed measures of both orders (symmetric sources serve both); `budget`: the
+    absolute error each self-composition may add by the power route (`self_compose`);
+    `at`: the tail loss to tilt each order towards (one item only: a convolution of two
+    tilted measures keeps only the total ledger)."""
+    measures = [(pmfs(source, width, pessimistic, tail, connect), rounds)
+                for source, rounds in mechanisms]
+    at = at if len(measures) == 1 else None
+    # symmetric sources give one measure serving both orders: compose one side only
+    sides = (0, 1) if any(len(pm) > 1 for pm, _ in measures) else (0,)
+    totals: list[LossPmf | None] = [None] * len(sides)
+    for pm, rounds in measures:
+        for side in sides:
+            one = self_compose.unchecked(truncate(pm[min(side, len(pm) - 1)], tail), rounds,
+                                         tail, budget,
+                                         None if at is None else at[min(side, len(at) - 1)])
+            total = totals[side]
+            totals[side] = one if total is None else truncate(convolve(total, one), tail)
+    return [t for t in totals if t is not None]
+
+
+def check_items(mechanisms: Sequence[tuple[PairSource, int]]) -> None:
+    """Validate (pair, rounds) items for `compose_views` and `compose_pld`.
+
+    Args:
+        mechanisms: the items.
+
+    Raises:
+        ParameterError: no item, a source of another type, or rounds outside [1, 1e12].
+    """
+    if not mechanisms:
+        raise ParameterError("PLD composition needs at least one (pair, rounds) item")
+    for source, rounds in mechanisms:
+        if not isinstance(source, ViewPair | ClonePair | LossPmfSource):
+            raise ParameterError(f"{source!r} is neither a ViewPair, a ClonePair nor a "
+                                 "pair with losspmfs()")
+        ROUNDS.check(rounds)
+
+
+def _items(mechanisms: Sequence[tuple[PairSource, int]]) -> list[tuple[PairSource, int]]:
+    return [(source, int(rounds)) for source, rounds in mechanisms]
+
+
+@checked(mechanisms=check_items, width=POSITIVE.named("discretization"))
+def compose_measures(mechanisms: Sequence[tuple[PairSource, int]], width: float, *,
+                     pessimistic: bool = True, tail: float = 1e-15,
+                     connect: bool = False) -> list[LossPmf]:
+    """The composed measures of (pair, rounds) items at one grid width, one per order
+    (one when every pair is symmetric), each with its error ledger.
+
+    Args:
+        mechanisms: (pair, rounds) items as for `compose_views`.
+        width: grid width Delta.
+        pessimistic: upper (True) or lower (False) measures.
+        tail: truncation threshold per step.
+        connect: connect-the-dots measures where the sources have them (read the lower
+            end with `lower_delta_of` / `lower_epsilon_of`).
+
+    Returns:
+        The `LossPmf`s (read them with `delta_of` / `epsilon_of`).
+
+    Raises:
+        ParameterError: bad items or width.
+    """
+    return _compose_side(_items(mechanisms), width, pessimistic, tail, connect)
+
+
+class _Evaluation(NamedTuple):
+    """`_evaluate`'s answer: the ends, the upper measures' ledger, what a lower reading
+    subtracts at any width, and the largest composed measure's cells (a cost estimate)."""
+
+    upper: float
+    lower: float | None
+    error: float
+    floor: float
+    cells: int
+
+
+def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float,
+              read: Callable[[LossPmf], float], read_lower: Callable[[LossPmf], float],
+              want_lower: bool, coupled: bool, tail: float,
+              connect: bool = True,
+              budget: float = 0.0, at: _Targets | None = None) -> _Evaluation:
+    """(upper, lower or None, error ledger) of the composition, the upper measures read by
+    `read` (epsilon_of at delta, or delta_of at epsilon), the lower ones by `read_lower`.
+    The upper measures are connect-the-dots where the sources allow it; `coupled`: every
+    source's upper measure also gives the lower end (`connects`), else a second
+    composition of lower measures (connect-the-dots of a dominated exact pair, or rounded
+    down) gives it. `connect=False`: rounded-up and rounded-down measures only."""
+    low: list[LossPmf] = []
+    coupled = coupled and connect
+    if want_lower and not coupled:
+        # the two directions are independent: the lower one runs in a second thread
+        # (numpy's FFT releases the GIL; the machine has two cores)
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            job = pool.submit(_compose_side, mechanisms, width, False, tail, connect, budget,
+                              at)
+            pess = _compose_side(mechanisms, width, True, tail, connect, budget, at)
+            low = job.result()
+    else:
+        pess = _compose_side(mechanisms, width, True, tail, connect, budget, at)
+    upper = max(read(p) for p in pess)
+    lower = None
+    if want_lower and coupled and all(math.isfinite(p.spread) for p in pess):
+        lower = min(max(read_lower(p) for p in pess), upper)
+    elif want_lower:
+        low = low or _compose_side(mechanisms, width, False, tail, connect, budget, at)
+        lower = min(max(read_lower(p) for p in low), upper)
+    # what a lower reading subtracts at any width: the ledger and the moves it takes back
+    floor = max(p.error + (p.moved if math.isfinite(p.spread) else 0.0) for p in pess)
+    # the ledger where the upper end is read (a tilted measure's total one is about 1)
+    err = max(p.error_above(upper) if math.isfinite(upper) else p.error for p in pess)
+    return _Evaluation(upper, lower, err, floor, max(p.mass.size for p in pess))
+
+
+def _width_for_gap(mechanisms: list[tuple[PairSource, int]], delta: float | None,
+                   epsilon: float | None, relative_gap: float,
+                   tail: float, at: _Targets | None = None) -> tuple[float, float] | None:
+    """(the starting grid width of `compose_views` for connect-the-dots sources, the
+    probe's lower end), from cheap probes on coarse grids; None when the probes give no
+    finite, positive value. Only a starting point: `compose_views` still checks the gap and
+    refines.
+
+    The probe starts at 0.05 and is refined (down to 1e-3) until its own bracket is within
+    a factor 2: a large value is located on a grid whose cells cover its loss range
+    cheaply (the fixed 1e-3 probe at sigma = 0.3, q = 0.5, T = 1e4 spanned 6e6 cells, and
+    the fixed 2e-4 start of a delta reading took 39 s at sigma = 0.41, T = 47; issue 21).
+
+    epsilon(delta): the width whose coupling shift is 0.6 relative_gap of the estimate
+    (connect-the-dots is second order: the probe's upper end is already close), at most
+    2e-4 unless the upper end's drift stays within 1e-4 of the value there.
+    delta(epsilon): the gap (the coupling's shift, first order) scales with the width, so
+    the probe's gap is scaled to 0.6 relative_gap (the upper end's own excess is second
+    order). Its
+    truncation threshold follows the probes' lower ends (`truncation_tail` at that delta):
+    below the FFT's round-off floor (the 1e-20 of a reading without delta) no tail is ever
+    cut and each squaring doubles the measure (sigma = 1, q = 0.01, T = 1e3: 5.6e6 cells at
+    a 1e-3 grid, and more than 250 s at 2e-4)."""
+    def read(pess: list[LossPmf], lows: list[LossPmf]) -> tuple[float, float]:
+        if delta is not None:
+            return (max(epsilon_of(p, delta) for p in pess),
+                    max(lower_epsilon_of(p, delta) for p in lows))
+        assert epsilon is not None
+        return (max(delta_of(p, epsilon) for p in pess),
+                max(lower_delta_of(p, epsilon) for p in lows))
+
+    probe = 0.05
+    budget = _POWER_SHARE * delta if delta is not None else 0.0
+    if delta is None:
+        # a threshold the FFT's round-off floor does not defeat, until a probe's lower end
+        # says where delta is
+        tail = truncation_tail(mechanisms, 1e-6)
+    while True:
+        try:
+            pess = _compose_side(mechanisms, probe, True, tail, connect=True, budget=budget,
+                                 at=at)
+            lows = pess
+            if not all(math.isfinite(p.spread) for p in pess):
+                # an upper measure that is not the pair's own (the substitute subsampled
+                # round): the lower end, and its coupling's spread, come from the lower
+                # measures (without them the probe was lost and a T = 1e4 shuffle
+                # composition ran a 2e-4 pass for a 6 % bracket before its 2e-5 grid)
+                lows = _compose_side(mechanisms, probe, False, tail, connect=True,
+                                     budget=budget, at=at)
+        except (PrecisionError, MemoryError):
+            return None
+        if not all(math.isfinite(p.spread) for p in lows):
+            return None
+        up, low = read(pess, lows)
+        if probe <= 1e-3 or (math.isfinite(up) and up > 0 and low >= 0.5 * up):
+            break
+        if delta is None and low > 0:
+            tail = truncation_tail(mechanisms, low)
+        # the coupling's shift, hence the gap, scales with the width
+        ratio = 0.25 * up / (up - low) if math.isfinite(up) and up > low else 0.0
+        probe = max(1e-3, min(0.25, ratio) * probe)
+    if not (math.isfinite(up) and up > 0):
+        return None
+    if delta is None and low <= 0:
+        # a delta reading whose probes certify no lower end (delta within the ledger): their
+        # gap says nothing, so the default start; the threshold at 1e-4 of 1e-3 of the
+        # probe's upper end, at least of 1e-8, cannot move the upper end by more than the
+        # round-off ledger it already carries, while the 1e-20 of no delta was below the
+        # FFT's floor (sigma = 1, q = 0.001, T = 1e3 at eps = 1: 60 s for 2.3e-9)
+        return 2e-4, max(1e-3 * up, 1e-8)
+    if delta is None:
+        gap = (up - low) / up
+        if gap <= 0:
+            return probe, low
+        width = probe * 0.6 * relative_gap / gap
+        # the upper end may sit up to about the coupling's shift above the truth (first
+        # order at atoms near eps): coarser than 2e-4 only while that is 0.1 % of delta
+        cap = max(2e-4, probe * 1e-3 / gap)
+        return max(_MIN_WIDTH, min(width, probe, cap)), low
+    spread = max(p.spread for p in lows) / (probe * probe)   # sum of (range/width)^2
+    drift = max(p.drift for p in lows) / (probe * probe)     # about sum of 1/8 per round
+    target = 0.6 * relative_gap * up
+    shift = math.sqrt(spread * math.log(10 / delta) / 2)      # coupling shift / width
+    # the upper end sits about the coupling's mean shift (drift, second order) above the
+    # truth, and at atoms near eps up to about its whole shift (first order: one run of
+    # randomized response read 1.61196 against log 5 = 1.60944 on a 3e-3 grid): a grid
+    # coarser than 2e-4 only where the drift stays within 1e-4 and the shift within 1e-3
+    # of the value. A large epsilon (small noise, large q: 3594 at sigma = 0.3, q = 0.1,
+    # T = 1e4) asks for no fine grid, while 2e-4 over its loss range took 11e6 cells and
+    # 30 s (issue 21)
+    cap = 2e-4
+    if drift > 0:
+        cap = max(cap, min(math.sqrt(1e-4 * up / drift), 1e-3 * up / shift))
+    return min(cap, max(_MIN_WIDTH, target / shift)), low
+
+
+# epsilon(delta) readings at delta at most this tilt their squarings (`square_compose`)
+_TILT_BELOW = 1e-7
+
+
+def _tail_target(mechanisms: list[tuple[PairSource, int]], delta: float | None,
+                 tail: float) -> _Targets | None:
+    """The losses to tilt the squarings of an epsilon(delta) reading towards, one per order:
+    0.95 of a float guess of that order's epsilon, for one connect-the-dots item at
+    delta <= 1e-7, where the FFT's absolute round-off (1e-9 and more of the mass at
+    T = 1e4) would exceed delta; else None. Only targets: every reading is certified
+    whatever they are.
+
+    Each order has its own: the answer is the larger order's epsilon, and the other order
+    must still be read there through a ledger below delta (sigma = 0.3, q = 0.001, T = 1e4
+    at 1e-10: one target of 64.7 lay beyond the Q||P order's losses, which stayed untilted
+    with a ledger of 1.2e-7 and read +inf). The guesses invert a composition on a grid of
+    0.05, then on finer grids until the measures' coupling shift at delta (how far above
+    the truth the grid can put a guess, first order in the width) is within 5 % of the
+    largest guess: the width follows that shift, not a fixed list (sigma = 2, q = 0.001,
+    T = 1e4: 2.79 on 0.05 against an epsilon of 0.30; the fixed 0.01 and 2e-3 grids kept it
+    there, and the reading tilted at 2.65 certified 1.15 and a lower end of 0). Each probe
+    is tilted towards the last guesses; one whose stored bulk a tilt dropped (a guess far
+    too high) is retried untilted."""
+    if delta is None or delta > _TILT_BELOW or len(mechanisms) != 1 \
+            or not connects(mechanisms[0][0]):
+        return None
+
+    cells = 0
+
+    def guess_at(width: float, at: _Targets | None) -> tuple[list[float], list[float]]:
+        nonlocal cells
+        pess = _compose_side(mechanisms, width, True, tail, connect=True, at=at)
+        cells = max(p.mass.size for p in pess)
+        guesses = []
+        for p in pess:
+            losses = (np.arange(p.mass.size) + p.offset) * p.width
+            # the stored measure's own value, less the ledger where it is read
+            guesses.append(_inversion(losses, p.mass, p.infinity, delta))
+        _PROFILES.clear()
+        # an upper measure with no coupling of its own (spread inf): the shift of a
+        # connect-the-dots measure of its grid, 2 width^2 per round (else the first,
+        # coarse guess was kept: 3.16 against 1.53 for shuffle rounds at delta 1e-10)
+        shifts = [coupling_shift(p if math.isfinite(p.spread) else
+                                 replace(p, spread=2 * total * width * width), delta)
+                  for p in pess]
+        return guesses, shifts
+
+    def usable(guesses: list[float]) -> bool:
+        return all(math.isfinite(g) for g in guesses) and max(guesses) > 0
+
+    at: _Targets | None = None
+    width = 0.05
+    total = sum(rounds for _, rounds in mechanisms)
+    for _ in range(6):
+        try:
+            guesses, shifts = guess_at(width, at)
+            if at is not None and not all(math.isfinite(g) and g > 0 for g in guesses):
+                # an order whose guess lay in the bulk its tilt dropped: that order's
+                # guess from the untilted probe
+                plain, _ = guess_at(width, None)
+                guesses = [g if math.isfinite(g) and g > 0 else h
+                           for g, h in zip(guesses, plain, strict=True)]
+        except (PrecisionError, MemoryError):
+            return at
+        if not usable(guesses):
+            return at
+        # aim below each guess by its shift (the truth lies about there or above): a
+        # target above an order's losses cannot be tilted to, and that order's reading
+        # then carries the whole FFT ledger (the Q||P order of sigma = 0.3, q = 0.001,
+        # T = 1e3 guessed 1.30 on 0.01, with losses up to 0.96 on the final grid: +inf)
+        at = tuple(0.95 * max(g - h, 0.5 * g) if g > 0 else None
+                   for g, h in zip(guesses, shifts, strict=True))
+        top, shift = max(guesses), max(shifts)
+        if shift <= 0.05 * top or not math.isfinite(shift):
+            break
+        # the shift scales with the width; a probe stays within 1e6 cells and 1e-6 wide
+        # (at delta 5e-324 the shift's log(1/delta) asked for 2e-8 and 24 GiB)
+        finer = width * max(0.05, min(0.5, 0.9 * 0.05 * top / shift))
+        if finer < _MIN_WIDTH or cells * width / finer > _REFINE_CELLS:
+            break
+        width = finer
+    return at
+
+
+def truncation_tail(mechanisms: Sequence[tuple[PairSource, int]],
+                    delta: float | None = None) -> float:
+    """The per-step truncation threshold of `compose_views`: the moved tails add up to at
+    most 1e-4 of delta (1e-20 when delta is not given).
+
+    A tail cut at squaring level j of a T-fold self-composition is convolved into 2^(J - j)
+    copies of itself, so one item's cuts add up to about 2 T tail (in the upper measure's
+    +inf atom, and in the `moved` ledger that its lower reading takes back), plus one tail
+    per other step. Dividing by the steps alone put 1.2e-5 on +inf at T = 1e6,
+    delta = 1e-5 (a 1.6 % bracket whatever the grid width).
+
+    Args:
+        mechanisms: (pair, rounds) items.
+        delta: the delta of an epsilon(delta) reading, or None.
+
+    Returns:
+        The threshold, in [1e-300, 1e-12].
+    """
+    steps = sum(2 * max(1, int(r).bit_length()) + 1 for _, r in mechanisms)
+    amplification = steps + sum(2 * int(r) for _, r in mechanisms)
+    budget = 1e-4 * delta if delta is not None else 1e-20
+    return max(min(budget / (4 * amplification), 1e-12), 1e-300)
+
+
+class _Plan(NamedTuple):
+    """How `compose_views` starts: the first grid width, the truncation threshold, the power
+    route's round-off budget, the tilt targets, and the rounded measures' width."""
+
+    width: float
+    tail: float
+    budget: float
+    target: _Targets | None
+    rounded_width: float
+
+
+class _Ends(NamedTuple):
+    """The best certified ends found so far, with the upper end's ledger and grid, and the
+    last evaluation's floor, cells and width (what a refinement decides from)."""
+
+    upper: float
+    lower: float | None
+    error: float
+    up_width: float
+    floor: float
+    cells: int
+    width: float
+
+
+def _plan(mechanisms: list[tuple[PairSource, int]], delta: float | None,
+          epsilon: float | None, discretization: float | None, relative_gap: float,
+          want_lower: bool) -> _Plan:
+    """The starting point of `compose_views`."""
+    total_rounds = sum(r for _, r in mechanisms)
+    tail = truncation_tail(mechanisms, delta)
+    # the power route of a self-composition may add this much absolute error (eps readings;
+    # delta readings once a probe has located delta, below)
+    budget = _POWER_SHARE * delta if delta is not None else 0.0
+    # rounded measures: the gap is about T width, so the width shrinks with T
+    rounded_width = discretization or max(1e-3 / total_rounds, 1e-6)
+    if not all(connects(s) for s, _ in mechanisms):
+        width = rounded_width
+        if discretization is None and total_rounds >= 1000 and want_lower:
+            # long compositions: a first pass on a 4x coarser grid (about 4x cheaper) only
+            # measures the gap, from which the refinement picks the final width
+            width *= 4
+        return _Plan(width, tail, budget, None, rounded_width)
+    # connect-the-dots: the upper end is second order in the width; the lower end's
+    # coupling shift is about width sqrt(T log(1/eta)/2): coarse probes measure the gap
+    # (`_width_for_gap`; else a first pass at 2e-4), from which the refinement picks the
+    # final width
+    width = discretization or 2e-4
+    target = _tail_target(mechanisms, delta, tail)
+    if discretization is None and want_lower:
+        start = _width_for_gap(mechanisms, delta, epsilon, relative_gap, tail, target)
+        if start is not None:
+            width = start[0]
+            if delta is None and start[1] > 0:
+                # a delta reading: truncate at 1e-4 of the probes' certified lower end, and
+                # let the power route add 2e-3 of it (squaring at sigma = 0.5, q = 0.001,
+                # T = 1e4, eps = 1 took 36 s on the 1.1e-5 grid it needs)
+                tail = truncation_tail(mechanisms, start[1])
+                budget = _POWER_SHARE * start[1]
+    return _Plan(width, tail, budget, target, rounded_width)
+
+
+def _first_ends(mechanisms: list[tuple[PairSource, int]], plan: _Plan,
+                read: Callable[[LossPmf], float], read_lower: Callable[[LossPmf], float],
+                want_lower: bool, coupled: bool, fixed: bool) -> _Ends:
+    """The first evaluation, on the planned grid or, when it needs too many buckets, a
+    coarser one (`fixed`: a width the caller gave, never coarsened)."""
+    width = plan.width
+    for coarsened in range(_MAX_COARSENINGS + 1):
+        try:
+            ev = _evaluate(mechanisms, width, read, read_lower, want_lower, coupled,
+                           plan.tail, budget=plan.budget, at=plan.target)
+            return _Ends(ev.upper, ev.lower, ev.error, width, ev.floor, ev.cells, width)
+        except OutcomeLimitError:
+            raise
+        except PrecisionError:
+            # too many buckets: a coarser grid has fewer (an outcome limit does not move
+            # with the width, and once looped here forever: n = 1e6 Laplace, 2026-11-27)
+            if fixed or coarsened == _MAX_COARSENINGS:
+                raise
+            width *= 4
+    raise AssertionError("unreachable")   # the loop returns or raises
+
+
+def _refined(mechanisms: list[tuple[PairSource, int]], plan: _Plan, ends: _Ends,
+             read: Callable[[LossPmf], float], read_lower: Callable[[LossPmf], float],
+             coupled: bool, delta: float | None, relative_gap: float,
+             max_refinements: int) -> _Ends:
+    """Finer grids until upper - lower <= relative_gap upper, keeping the best certified
+    end of each grid; each stop rule below says why a finer grid cannot help."""
+    upper, lower, err, up_width = ends.upper, ends.lower, ends.error, ends.up_width
+    floor, cells, width = ends.floor, ends.cells, ends.width
+    refinements = 0
+    while (lower is not None and refinements < max_refinements
+           and math.isfinite(upper) and upper - lower > relative_gap * upper):
+        # never below 1e-6 (the rounded scheme's floor): a tiny epsilon asks for a grid
+        # whose pieces and FFTs would not fit in memory
+        grid_part, goal = upper - lower, 0.8 * relative_gap * upper
+        if delta is None:
+            # a delta reading's ends each carry the round-off ledger, which a finer grid
+            # only grows: refine for the rest of the gap, and not at all once the ledger
+            # alone fills the target (sigma = 0.3, q = 0.1, T = 1e4, eps = 3590: 3e-8 of
+            # 1.1e-5 each side; refining to 7e-5 took 108 s for a 1.15 % bracket)
+            grid_part, goal = grid_part - 2 * err, goal - 2 * err
+            # (and a delta within a few ledgers of 0: sigma = 1, q = 0.001, one round at
+            # eps = 1, delta 2e-16, refined to a 1e-6 grid for 14 s and a lower end of 0)
+            if goal <= 0.25 * grid_part or upper <= 4 * floor:
+                break
+        if delta is not None and lower <= 0 and err >= 0.5 * delta:
+            # the ledger where the upper end is read is half of delta already, and a lower
+            # reading (below it) subtracts at least as much: no grid certifies a lower end
+            # (delta 1e-300: a refinement to 1e-6 took 5 s for another lower end of 0)
+            break
+        new_width = max(width * goal / grid_part, _MIN_WIDTH)
+        if new_width >= width or (plan.target is not None
+                                  and cells * width / new_width > _REFINE_CELLS):
+            # a tilted reading's gap is mostly the lower end's moved mass, not the grid: no
+            # grid of more than 1e6 cells (sigma = 1, q = 0.001, T = 1e4 at delta 1e-10
+            # went from 2.8e5 cells to 2.3e6 in 47 s for a 1 % higher lower end; the
+            # shuffle rounds at T = 1e6, delta 1e-5 need 4e6 for their 0.7 %)
+            break
+        try:
+            ev = _evaluate(mechanisms, new_width, read, read_lower, True, coupled,
+                           plan.tail, budget=plan.budget, at=plan.target)
+        except (PrecisionError, MemoryError):
+            break
+        floor, cells = ev.floor, ev.cells
+        # both grids' ends are certified: keep the better of each (a finer grid's tilt can
+        # miss, sigma = 0.5, q = 0.001, T = 1e4 at delta 1e-10 read +inf at 8.7e-6)
+        if ev.upper <= upper:
+            upper, err, up_width = ev.upper, ev.error, new_width
+        lower = lower if ev.lower is None else max(lower, ev.lower)
+        width = new_width
+        refinements += 1
+        if upper - lower > 0.7 * grid_part:
+            # the gap did not follow the grid: something else holds it (at delta 1e-10,
+            # T = 1e4 the lower reading's 3e-10 of moved mass; the grid went from 9e-5 to
+            # 1e-6 in 160 s for a lower end 0.8 % higher)
+            break
+    return _Ends(upper, lower, err, up_width, floor, cells, width)
+
+
+def _with_rounded(mechanisms: list[tuple[PairSource, int]], plan: _Plan, ends: _Ends,
+                  read: Callable[[LossPmf], float], read_lower: Callable[[LossPmf], float],
+                  want_lower: bool, scale: float) -> _Ends:
+    """The ends improved by rounded measures where the FFT's absolute round-off is not small
+    against a tiny delta (`scale`: delta, or the upper delta of a delta reading):
+    connect-the-dots fills the grid where rounded measures of few atoms stay sparse (direct,
+    relative error only); both are certified, so keep the better end of each."""
+    total_rounds = sum(r for _, r in mechanisms)
+    upper, lower = ends.upper, ends.lower
+    # rounded measures are first order: their ends sit about T width / 2 from the truth,
+    # so once that exceeds the bracket they can improve neither end (at T = 1e6 the 1e-6
+    # grid took 64 s and 5.9 GiB to report 14.23 against 13.66)
+    hopeless = (lower is not None and math.isfinite(upper)
+                and 0.5 * total_rounds * plan.rounded_width >= upper - lower)
+    # and only where they stay small: a composition spanning millions of cells at the
+    # rounded width is dense there too, so its FFT's round-off is no smaller (sigma = 1,
+    # q = 0.01, T = 1e3 at delta 1e-8: 8e6 cells, 60 s, for the same bracket)
+    hopeless = hopeless or ends.cells * ends.width / plan.rounded_width > _FALLBACK_CELLS
+    if not (0 < scale and ends.error > 1e-2 * scale) or hopeless:
+        return ends
+    try:
+        ev = _evaluate(mechanisms, plan.rounded_width, read, read_lower, want_lower, False,
+                       plan.tail, connect=False)
+        u2, l2, e2 = ev.upper, ev.lower, ev.error
+    except (PrecisionError, MemoryError):
+        u2, l2, e2 = math.inf, None, math.inf
+    if u2 < upper:
+        ends = ends._replace(upper=u2, error=e2, up_width=plan.rounded_width)
+    if l2 is not None and (lower is None or l2 > lower):
+        ends = ends._replace(lower=l2)
+    return ends
+
+
+@checked(mechanisms=check_items, delta=DELTA, epsilon=EPSILON,
+         discretization=POSITIVE.named("discretization"))
+def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float | None = None,
+                  epsilon: float | None = None, discretization: float | None = None,
+                  relative_gap: float = 0.008, max_refinements: int = 3) -> PldComposition:
+    """epsilon(delta) or delta(epsilon) of the composition of `rounds` copies of each pair.
+
+    Args:
+        mechanisms: (pair, rounds) items: a float `ViewPair` (one mechanism's neighbouring
+            pair or dominating pair, both orders composed) or a `ClonePair` (symmetric),
+            composed `rounds` times, all of them together.
+        delta, epsilon: exactly one: the point at which to report the other coordinate.
+        discretization: loss grid width Delta. None: start from coarse probes (connect-the-
+            dots sources) or 1e-3/total rounds (at least 1e-6), and refine (at most
+            `max_refinements` times) until upper - lower <= relative_gap * upper.
+        relative_gap: target of the automatic refinement.
+        max_refinements: most refinements.
+
+    Returns:
+        PldComposition with the certified UPPER and LOWER Results.
+
+    Raises:
+        ParameterError: bad items or parameters.
+        PrecisionError: the given discretization needs too many buckets.
+    """
+    mechanisms = _items(mechanisms)
+    read: Callable[[LossPmf], float]
+    read_lower: Callable[[LossPmf], float]
+    if delta is not None and epsilon is None:
+        read, at = partial(epsilon_of, delta=delta), float(delta)
+        read_lower = partial(lower_epsilon_of, delta=delta)
+    elif epsilon is not None and delta is None:
+        read, at = partial(delta_of, epsilon=epsilon), float(epsilon)
+        read_lower = partial(lower_delta_of, epsilon=epsilon)
+    else:
+        raise ParameterError("give exactly one of delta and epsilon")
+    want_lower = all(not isinstance(s, ViewPair) or s.grid_exact for s, _ in mechanisms)
+    coupled = all(connects(s, itself=True) for s, _ in mechanisms)
+    plan = _plan(mechanisms, delta, epsilon, discretization, relative_gap, want_lower)
+    ends = _first_ends(mechanisms, plan, read, read_lower, want_lower, coupled,
+                       fixed=discretization is not None)
+    if discretization is None:
+        ends = _refined(mechanisms, plan, ends, read, read_lower, coupled, delta,
+                        relative_gap, max_refinements)
+    ends = _with_rounded(mechanisms, plan, ends, read, read_lower, want_lower,
+                         delta if delta is not None else ends.upper)
+    _PROFILES.clear()   # they hold the largest arrays of the call
+    return _composition(mechanisms, ends, "epsilon" if delta is not None else "delta", at)
+
+
+def _composition(mechanisms: list[tuple[PairSource, int]], ends: _Ends, quantity: str,
+                 at: float) -> PldComposition:
+    """The typed answer: the UPPER and LOWER Results, labelled with the items and grid."""
+    upper, lower = ends.upper, ends.lower
+    label = "+".join(f"{r}x[{_label(s)}]" for s, r in mechanisms)
+    method = f"composition.pld.compose_views({label}, discretization={ends.up_width:.3g})"
+    up = Result(quantity=quantity, value=rounding.up(upper), kind=Kind.UPPER,
+                direction=Direction.MAX, method=method + " pessimistic", source=_SOURCE,
+                at=at)
+    low = None if lower is None else Result(
+        quantity=quantity, value=lower, kind=Kind.LOWER, direction=Direction.MAX,
+        method=method + " optimistic", source=_SOURCE, at=at)
+    if lower is None:
+        gap = math.inf
+    elif upper > 0 and math.isfinite(upper):
+        gap = (upper - lower) / upper
+    else:
+        gap = 0.0 if upper == lower else math.inf
+    return PldComposition(upper=up, lower=low, discretization=ends.up_width,
+                          relative_gap=gap, error=ends.error)
+
+
+def _label(source: PairSource) -> str:
+    d = dict(source.description)
+    return ", ".join(f"{k}={v}" for k, v in d.items() if not isinstance(v, dict | list)) \
+        or "view"
