@@ -30,14 +30,17 @@ def _h_sum(pmf: LossPmf, epsilon: float) -> tuple[float, float]:
     start = min(max(int(math.floor(z)) - pmf.offset - 1, 0), size) if math.isfinite(z) \
         else (size if z > 0 else 0)
     losses = (np.arange(start, size) + pmf.offset) * pmf.width
-    live = losses > epsilon
-    terms = -np.expm1(epsilon - losses[live]) * pmf.mass[start:][live]
+    # the losses increase: the atoms above eps are a suffix (no boolean masks)
+    first = int(np.searchsorted(losses, epsilon, side="right"))
+    masses = pmf.mass[start + first:]
+    terms = -np.expm1(epsilon - losses[first:]) * masses
     h = float(np.sum(terms)) + pmf.infinity
-    finite = float(np.sum(pmf.mass[start:][live]))
+    finite = float(np.sum(masses))
+    live = masses.size
     # |loss| is largest at an end of the grid
     ends = (np.array([0, size - 1]) + pmf.offset) * pmf.width
     top = float(np.max(np.abs(ends))) if size else 0.0
-    err = (h * (rounding.sum_relative_error(int(live.sum()) + 1) + 8 * _U)
+    err = (h * (rounding.sum_relative_error(live + 1) + 8 * _U)
            + 4 * _U * (abs(epsilon) + top + 1) * finite)
     return h, err
 
