@@ -403,6 +403,20 @@ def test_the_inversion_profile_follows_the_grid_and_the_atom():
     assert pld.reading._inversion(losses, m.mass, 5e-4, 1e-3) == fresh(losses, 5e-4) > first
 
 
+@pytest.mark.parametrize("size, step", [(1, 0.1), (5, 40.0), (1000, 1e-4),
+                                        (200_000, 1e-4), (50_000, 0.05), (3000, 3.0)])
+def test_the_inversion_recursion_matches_a_linear_filter(size, step):
+    # `_discounted` (blocks of one cumsum) replaced scipy.signal's lfilter, whose import
+    # cost 0.7 s per compose process: the same first-order recursion to 1e-12 relative
+    from scipy.signal import lfilter
+    rng = np.random.default_rng(size)
+    ps = rng.random(size) * np.exp(-50 * rng.random(size))
+    r = math.exp(-step)
+    reference = lfilter([0.0, r], [1.0, -r], ps)
+    got = pld.reading._discounted(ps, step)
+    assert np.all(np.abs(got - reference) <= 1e-12 * np.abs(reference) + 1e-300)
+
+
 @pytest.mark.parametrize("rounds", [5, 24])
 @pytest.mark.parametrize("tail", [1e-5, 1e-12])
 def test_windowed_squaring_of_rounded_measures_keeps_each_side(rounds, tail):

@@ -11,7 +11,6 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from scipy.signal import lfilter
 
 from accountant.composition.pld.measure import LossPmf, tilt_plus
 from accountant.errors import ParameterError
@@ -224,11 +223,30 @@ def _profile(losses: np.ndarray, probs: np.ndarray, infinity: float) -> Any:
         prof = None
     else:
         # the step of the grid (a guess needs no more than its computed value)
-        r = math.exp(-(float(ls[0] - ls[1]) if ls.size > 1 else 1.0))
-        y = lfilter([0.0, r], [1.0, -r], ps)
+        y = _discounted(ps, float(ls[0] - ls[1]) if ls.size > 1 else 1.0)
         above = np.cumsum(ps)
         a = infinity + np.concatenate(([0.0], above[:-1]))    # mass strictly above l_n
         prof = (ls, ps, y, above, a)
     _PROFILES.insert(0, (key, probs, prof))
     del _PROFILES[2:]
     return prof
+
+
+def _discounted(ps: np.ndarray, step: float) -> np.ndarray:
+    """y_n = sum_(j<n) p_j e^(-(n - j) step), the recursion y_n = r (y_(n-1) + p_(n-1)),
+    r = e^-step, in blocks of at most 30 / step entries (a factor up to e^30 inside a
+    block): per block y_(s+k) = r^k (y_s + sum_(j<k) p_(s+j) r^-j), one cumsum. Computed,
+    not certified (a guess of `_inversion`). Replaces scipy's lfilter, whose package
+    scipy.signal cost 0.7 s of every `compose` process's imports."""
+    out = np.empty(ps.size)
+    block = max(1, int(30.0 / step)) if step > 0 else ps.size
+    carry = 0.0
+    for s in range(0, ps.size, block):
+        part = ps[s:s + block]
+        k = np.arange(part.size, dtype=float)
+        grow = np.exp(k * step)                                # r^-k
+        partial = np.concatenate(([0.0], np.cumsum(part[:-1] * grow[:-1])))
+        out[s:s + part.size] = np.exp(-k * step) * (carry + partial)
+        carry = math.exp(-part.size * step) * (carry + float(partial[-1])
+                                               + float(part[-1] * grow[-1]))
+    return out
