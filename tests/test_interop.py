@@ -101,9 +101,10 @@ def test_opacus_compatible_accountant(page: dict[str, Any]) -> None:
 def test_exports(page: dict[str, Any]) -> None:
     if page["__skipped__"]:
         pytest.skip(f"{page['__skipped__']} not installed (the `interop` extra)")
-    # dp_accounting's own PLD of the exported event lies in the certified bracket
+    # dp_accounting's own (pessimistic, uncertified) PLD of the exported event: at or
+    # above the certified lower end, and within 0.1 % of the upper end on either side
     theirs = page["pld_accountant"].get_epsilon(1e-5)
     b = page["ledger"].get_epsilon(1e-5)
-    assert b.lower.value <= theirs <= b.upper.value
+    assert b.lower.value <= theirs and abs(b.upper.value / theirs - 1) <= 1e-3
     shuffled = page["shuffled"]
     assert shuffled.RenyiDP(8.0) == page["one_round"].value_at(8.0)

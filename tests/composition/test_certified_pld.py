@@ -176,6 +176,6 @@ def test_power_route_bound_is_far_below_the_normwise_one_at_many_rounds():
     mass = np.exp(-(cells - 200) ** 2 / 2e4)
     mass /= mass.sum()
     out, lo, bound = pld.self_composition._power(mass, 10_000, 1e-15)
-    e_l = pld.convolution._fft_relative(out.size)
+    e_l = pld.convolution.fft_relative(out.size)
     normwise = 10_000 * e_l * math.sqrt(out.size) * math.sqrt(float(np.sum(mass ** 2)))
     assert bound < normwise / 3

@@ -137,7 +137,7 @@ def test_a_clones_measure_split_chunk_by_chunk_is_the_one_of_all_atoms_at_once(
     both, and with many chunks it still brackets the explicit view's composition."""
     pair = clones.fmt_clones(n=3000, epsilon0=1.0)
     whole = pld.from_clone_pair(pair, 1e-3, pessimistic, 1e-20, connect=True)
-    monkeypatch.setattr(pld.sources, "_CHUNK", 500)
+    monkeypatch.setattr(pld.sources, "CHUNK", 500)
     chunked = pld.from_clone_pair(pair, 1e-3, pessimistic, 1e-20, connect=True)
     assert chunked.offset == whole.offset and chunked.mass.size == whole.mass.size
     gap = np.abs(chunked.mass - whole.mass)
@@ -146,7 +146,7 @@ def test_a_clones_measure_split_chunk_by_chunk_is_the_one_of_all_atoms_at_once(
     for field in ("infinity", "moved", "drift", "spread"):
         assert getattr(chunked, field) == pytest.approx(getattr(whole, field), rel=1e-12)
     if pessimistic:
-        monkeypatch.setattr(pld.sources, "_CHUNK", 1)  # one count c per chunk
+        monkeypatch.setattr(pld.sources, "CHUNK", 1)  # one count c per chunk
         small = clones.fmt_clones(n=6, epsilon0=2.5)
         [pmf] = pld.compose_measures([(small, 3)], 0.01, tail=1e-30, connect=True)
         dist = _composed(clones.view_pair(small, backend="float"), 3)
@@ -385,22 +385,23 @@ def test_windowed_squaring_is_not_held_up_by_the_round_off_floor():
 
 
 def test_the_inversion_profile_follows_the_grid_and_the_atom():
-    # the recursion of `_inversion` (the uncertified guess) is kept for the next call on the
+    # the recursion of `float_inversion` (the uncertified guess) is kept for the next call on the
     # same mass array: a shifted grid or another +inf atom on that array must not reuse it
     view = binary_rr.view_pair(n=3, epsilon0=0.7)
     m = pld.self_compose(pld.from_view(view, 0.01, True, connect=True), 12, 1e-15)
     losses = (np.arange(m.mass.size) + m.offset) * m.width
 
     def fresh(ls, inf):
-        pld.reading._PROFILES.clear()
-        return pld.reading._inversion(ls, m.mass, inf, 1e-3)
-    first = pld.reading._inversion(losses, m.mass, m.infinity, 1e-3)
+        pld.reading.clear_profiles()
+        return pld.reading.float_inversion(ls, m.mass, inf, 1e-3)
+    first = pld.reading.float_inversion(losses, m.mass, m.infinity, 1e-3)
     assert first == fresh(losses, m.infinity) > 0
-    pld.reading._inversion(losses, m.mass, m.infinity, 1e-3)
+    pld.reading.float_inversion(losses, m.mass, m.infinity, 1e-3)
     shifted = losses + 7 * m.width
-    assert pld.reading._inversion(shifted, m.mass, m.infinity, 1e-3) == fresh(shifted, m.infinity)
-    pld.reading._inversion(losses, m.mass, m.infinity, 1e-3)
-    assert pld.reading._inversion(losses, m.mass, 5e-4, 1e-3) == fresh(losses, 5e-4) > first
+    inversion = pld.reading.float_inversion
+    assert inversion(shifted, m.mass, m.infinity, 1e-3) == fresh(shifted, m.infinity)
+    pld.reading.float_inversion(losses, m.mass, m.infinity, 1e-3)
+    assert pld.reading.float_inversion(losses, m.mass, 5e-4, 1e-3) == fresh(losses, 5e-4) > first
 
 
 @pytest.mark.parametrize("size, step", [(1, 0.1), (5, 40.0), (1000, 1e-4),

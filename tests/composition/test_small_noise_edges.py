@@ -111,8 +111,8 @@ def test_inversion_reads_measures_beyond_the_exponent_range():
     for delta in (1e-5, 0.1, 0.5):
         ref = _eps(h, delta, 3100, steps=80)
         assert 2990 < ref < 3001.01
-        assert abs(pld.reading._inversion((np.arange(mass.size) + offset) * width, mass, 0.0, delta)
-                   - ref) <= 1e-6 * ref
+        losses = (np.arange(mass.size) + offset) * width
+        assert abs(pld.reading.float_inversion(losses, mass, 0.0, delta) - ref) <= 1e-6 * ref
         assert pld.epsilon_of(down, delta) <= ref <= pld.epsilon_of(up, delta)
         assert pld.epsilon_of(up, delta) - pld.epsilon_of(down, delta) <= 1e-9 * ref
 

@@ -486,7 +486,7 @@ def test_truncate_ledger_covers_the_rounding_of_the_moved_sums(pessimistic):
 @pytest.mark.parametrize("locator", ["zero", "inf", "low", "high"])
 def test_epsilon_of_certifies_whatever_the_float_locator_says(monkeypatch, name, delta,
                                                               locator):
-    """`_inversion` only locates epsilon (it is not certified): epsilon_of must check the
+    """`float_inversion` only locates epsilon (it is not certified): epsilon_of must check the
     located value with the certified delta_of and bisect when the check fails. A locator
     that is wrong (0, inf, 0.3 too low or too high) must not change the certified sides,
     and where the located value fails the check (too small for the upper end, too large
@@ -506,10 +506,10 @@ def test_epsilon_of_certifies_whatever_the_float_locator_says(monkeypatch, name,
     def wrong(losses, probs, infinity, target, exact=None):
         return fake[locator](exact)
 
-    monkeypatch.setattr(pld.reading, "_inversion",
+    monkeypatch.setattr(pld.reading, "float_inversion",
                         lambda *args: wrong(*args, exact=exact_up))
     e_up = pld.epsilon_of(up, delta)
-    monkeypatch.setattr(pld.reading, "_inversion",
+    monkeypatch.setattr(pld.reading, "float_inversion",
                         lambda *args: wrong(*args, exact=exact_down))
     e_down = pld.epsilon_of(down, delta)
     assert _h_true_upper(up, e_up) <= delta

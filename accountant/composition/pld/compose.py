@@ -18,11 +18,11 @@ import numpy as np
 from accountant.composition.pld.convolution import convolve, truncate
 from accountant.composition.pld.measure import LossPmf
 from accountant.composition.pld.reading import (
-    _PROFILES,
-    _inversion,
+    clear_profiles,
     coupling_shift,
     delta_of,
     epsilon_of,
+    float_inversion,
     lower_delta_of,
     lower_epsilon_of,
 )
@@ -339,8 +339,8 @@ def _tail_target(mechanisms: list[tuple[PairSource, int]], delta: float | None,
         for p in pess:
             losses = (np.arange(p.mass.size) + p.offset) * p.width
             # the stored measure's own value, less the ledger where it is read
-            guesses.append(_inversion(losses, p.mass, p.infinity, delta))
-        _PROFILES.clear()
+            guesses.append(float_inversion(losses, p.mass, p.infinity, delta))
+        clear_profiles()
         # an upper measure with no coupling of its own (spread inf): the shift of a
         # connect-the-dots measure of its grid, 2 width^2 per round (else the first,
         # coarse guess was kept: 3.16 against 1.53 for shuffle rounds at delta 1e-10)
@@ -630,7 +630,7 @@ def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float 
                         relative_gap, max_refinements)
     ends = _with_rounded(mechanisms, plan, ends, read, read_lower, want_lower,
                          delta if delta is not None else ends.upper)
-    _PROFILES.clear()   # they hold the largest arrays of the call
+    clear_profiles()   # they hold the largest arrays of the call
     return _composition(mechanisms, ends, "epsilon" if delta is not None else "delta", at)
 
 

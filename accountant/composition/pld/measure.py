@@ -25,8 +25,8 @@ from accountant.numeric import rounding
 _U = rounding.UNIT_ROUNDOFF
 
 
-_MAX_BUCKETS = 8_000_000
-_CHUNK = 2_000_000
+MAX_BUCKETS = 8_000_000
+CHUNK = 2_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,19 +106,19 @@ def pmf_from_entries(index: np.ndarray, mass: np.ndarray, width: float, infinity
                        spread=math.inf if pessimistic else 0.0)
     lo, hi = int(index.min()), int(index.max())
     span = hi - lo + 1
-    if span > _MAX_BUCKETS:
+    if span > MAX_BUCKETS:
         raise PrecisionError(f"PLD discretization={width:g} needs {span} buckets for one "
-                             f"pair (limit {_MAX_BUCKETS}); use a coarser discretization")
+                             f"pair (limit {MAX_BUCKETS}); use a coarser discretization")
     out = np.zeros(span)
     counts = np.zeros(span)
-    for start in range(0, index.size, _CHUNK):
-        sl = slice(start, start + _CHUNK)
+    for start in range(0, index.size, CHUNK):
+        sl = slice(start, start + CHUNK)
         idx = (index[sl] - lo).astype(np.int64)
         out += np.bincount(idx, weights=mass[sl], minlength=span)
         counts += np.bincount(idx, minlength=span)
     # a bin is a sum of `count` nonnegative terms, added in order (plus one addition per
     # chunk): relative error <= (count + chunks) u, with a factor 2 of margin
-    chunks = index.size // _CHUNK + 1
+    chunks = index.size // CHUNK + 1
     relative = 2 * (float(counts.max()) + chunks) * _U
     # a rounded-down (optimistic) measure couples with the truth with shifts <= 0: no
     # drift, no spread; a rounded-up one has no lower reading (spread inf)

@@ -70,7 +70,7 @@ def epsilon_of(pmf: LossPmf, delta: float) -> float:
             return math.inf
         # (a guess: the certified check follows)
         target = delta * (1 - 1e-9) * (1 - pmf.relative) - pmf.base_error
-        guess = _inversion(losses, pmf.mass, pmf.infinity, max(target, 0.0))
+        guess = float_inversion(losses, pmf.mass, pmf.infinity, max(target, 0.0))
         good = max(top, 0.0)
         if math.isfinite(guess) and delta_of(pmf, guess) <= delta:
             good = guess
@@ -84,7 +84,7 @@ def epsilon_of(pmf: LossPmf, delta: float) -> float:
     start = 0.0 if pmf.tilt is None else max(0.0, (pmf.tilt[3] + 2) * pmf.width)
     if delta_of(pmf, start) <= delta:
         return 0.0
-    guess = _inversion(losses, pmf.mass, pmf.infinity,
+    guess = float_inversion(losses, pmf.mass, pmf.infinity,
                        delta * (1 + 1e-9) * (1 + pmf.relative) + pmf.base_error)
     guess = guess if math.isfinite(guess) else max(top, 0.0)
     if delta_of(pmf, guess) > delta:
@@ -168,7 +168,7 @@ def _bisect(holds: Callable[[float], bool], good: float, bad: float) -> float:
     return good
 
 
-def _inversion(losses: np.ndarray, probs: np.ndarray, infinity: float, delta: float) -> float:
+def float_inversion(losses: np.ndarray, probs: np.ndarray, infinity: float, delta: float) -> float:
     """inf{eps >= 0 : H(eps) <= delta} of a measure on the uniform grid `losses`, computed
     (not certified): docs/divergences.md#exact-inversion on the atoms.
 
@@ -206,8 +206,13 @@ def _inversion(losses: np.ndarray, probs: np.ndarray, infinity: float, delta: fl
 _PROFILES: list[tuple[tuple[int, int, float, float, float], np.ndarray, Any]] = []
 
 
+def clear_profiles() -> None:
+    """Drop the kept inversion profiles (`_profile`): they hold a call's largest arrays."""
+    _PROFILES.clear()
+
+
 def _profile(losses: np.ndarray, probs: np.ndarray, infinity: float) -> Any:
-    """(positive losses decreasing, their masses, y, cumulative masses, A) of `_inversion`,
+    """(positive losses decreasing, their masses, y, cumulative masses, A) of `float_inversion`,
     or None without a positive loss; the last two are kept (`compose_views` clears them),
     keyed by the identity of the mass array (held in the entry, so the identity cannot be
     reused while it is kept) and the grid. Only a guess depends on it: every `epsilon_of`
@@ -236,7 +241,7 @@ def _discounted(ps: np.ndarray, step: float) -> np.ndarray:
     """y_n = sum_(j<n) p_j e^(-(n - j) step), the recursion y_n = r (y_(n-1) + p_(n-1)),
     r = e^-step, in blocks of at most 30 / step entries (a factor up to e^30 inside a
     block): per block y_(s+k) = r^k (y_s + sum_(j<k) p_(s+j) r^-j), one cumsum. Computed,
-    not certified (a guess of `_inversion`). Replaces scipy's lfilter, whose package
+    not certified (a guess of `float_inversion`). Replaces scipy's lfilter, whose package
     scipy.signal cost 0.7 s of every `compose` process's imports."""
     out = np.empty(ps.size)
     block = max(1, int(30.0 / step)) if step > 0 else ps.size

@@ -14,9 +14,9 @@ from dataclasses import replace
 import numpy as np
 
 from accountant.composition.pld.convolution import (
-    _fft_relative,
-    _sumsq,
     convolve,
+    fft_relative,
+    sum_squares,
     truncate,
 )
 from accountant.composition.pld.measure import LossPmf
@@ -34,7 +34,7 @@ def _index_moments(mass: np.ndarray) -> tuple[float, float] | None:
     if total <= 0:
         return None
     index = np.arange(mass.size, dtype=float)
-    # einsum, not BLAS's threaded dot (`convolution._sumsq`)
+    # einsum, not BLAS's threaded dot (`convolution.sum_squares`)
     mean = float(np.einsum("i,i->", mass, index)) / total
     return mean, max(float(np.einsum("i,i->", mass, (index - mean) ** 2)) / total, 0.0)
 
@@ -395,7 +395,7 @@ def _power(mass: np.ndarray, rounds: int,
     length = 1 << (max(hi - lo + 1, mass.size) - 1).bit_length()
     if length > _MAX_POWER_LENGTH:
         return None
-    e_l = _fft_relative(length)
+    e_l = fft_relative(length)
     s = total * (1 + 2 * rounding.sum_relative_error(mass.size))    # >= |t|_1
     e_c = 2 * e_l * s
     rho = s + e_c                                                   # >= |y_k|, |z_k|
@@ -415,7 +415,7 @@ def _power(mass: np.ndarray, rounds: int,
         if not k:
             break
         base = base * base
-    w_norm = math.sqrt(2 * _sumsq(np.abs(result)))
+    w_norm = math.sqrt(2 * sum_squares(np.abs(result)))
     out = np.fft.irfft(result, length)
     np.maximum(out, 0.0, out=out)
     out = np.roll(out, -(lo % length))

@@ -15,8 +15,8 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from accountant.composition.pld.measure import (
-    _CHUNK,
-    _MAX_BUCKETS,
+    CHUNK,
+    MAX_BUCKETS,
     LossPmf,
     connected_pmf,
     grid_index,
@@ -139,7 +139,7 @@ def from_clone_pair(pair: ClonePair, width: float, pessimistic: bool,
     offsets = np.arange(-half_width, half_width + 1, dtype=float)
     sign = 1.0 if pessimistic else -1.0
     log_w, log_w1 = math.log(pair.w), math.log(pair.w_prime)
-    rows_per_chunk = max(1, _CHUNK // offsets.size)
+    rows_per_chunk = max(1, CHUNK // offsets.size)
     indices, masses = [], []
     for start in range(0, c.size, rows_per_chunk):
         cs = c[start:start + rows_per_chunk]
@@ -193,9 +193,9 @@ def _sum_connected(parts: list[LossPmf], moved: float) -> LossPmf:
     width = parts[0].width
     lo = min(p.offset for p in parts)
     hi = max(p.offset + p.mass.size for p in parts)
-    if hi - lo > _MAX_BUCKETS:
+    if hi - lo > MAX_BUCKETS:
         raise PrecisionError(f"PLD discretization={width:g} needs {hi - lo} buckets for one "
-                             f"pair (limit {_MAX_BUCKETS}); use a coarser discretization")
+                             f"pair (limit {MAX_BUCKETS}); use a coarser discretization")
     out = np.zeros(hi - lo)
     for p in parts:
         out[p.offset - lo:p.offset - lo + p.mass.size] += p.mass
