@@ -80,3 +80,25 @@ def test_bad_flags_exit_2_with_one_line(capsys) -> None:
                   "--target-epsilon", "1", "--target-delta", "1e-5"]):
         assert main(["calibrate", "compose", *argv]) == 2
         assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_an_integer_search_below_one_names_the_search(capsys) -> None:
+    # --search 0.4,10 for --rounds ? failed as "rounds=0 is outside integers in [1, 1e12]",
+    # a value and a range the user never wrote
+    argv = ["--mechanism", "gaussian --noise-multiplier 1", "--rounds", "?",
+            "--target-epsilon", "1", "--target-delta", "1e-5", "--search", "0.4,10"]
+    assert main(["calibrate", "compose", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "--search 0.4,10" in err and "[1, 1e+09]" in err
+
+
+def test_a_flag_given_twice_is_refused_not_the_last_kept(capsys) -> None:
+    # argparse keeps the last value silently: sigma = 2 was used, exit 0
+    for argv in (["compose", "--mechanism", "gaussian --noise-multiplier 1 --noise-multiplier 2",
+                  "--rounds", "10", "--at-delta", "1e-5"],
+                 ["compose", "--mechanism", "gaussian --noise-multiplier 1", "--rounds", "10",
+                  "--at-delta", "1e-5", "--at-delta", "1e-6"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "given twice" in err

@@ -28,10 +28,12 @@ from __future__ import annotations
 import argparse
 import math
 import shlex
+import sys
 from collections.abc import Sequence
 from typing import Any
 
 from accountant.bounds import girgis_2021
+from accountant.cli import types
 from accountant.cli.registry import protocol_entries, protocol_spec
 from accountant.cli.types import AT_DELTA, AT_EPSILON, TARGET_EPSILON, USERS, integer, real
 from accountant.cli.types import EPSILON0 as EPSILON0_CLI
@@ -67,6 +69,10 @@ class _SpecParser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        types.reject_repeats(self, sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise ParameterError(f"--mechanism {self.prog!r}: {message}")
@@ -283,6 +289,8 @@ _FREE: dict[str, tuple[bool, bool, tuple[float, float]]] = {
     "--sampling-rate": (True, False, (1e-6, 1.0)),
 }
 FREE = "?"
+# the integer parameters' ranges on the command line (compose's --rounds, a pair's --n)
+_INTEGER_RANGE = {"--rounds": (1.0, 1e9), "--n": (2.0, 1e10)}
 
 
 def calibrate_compose(specs: list[str], *, rounds: Sequence[str], sampling_rate: str | None,
@@ -321,6 +329,12 @@ def calibrate_compose(specs: list[str], *, rounds: Sequence[str], sampling_rate:
                              f"{', '.join(_FREE)})")
     increasing, integer_valued, default = _FREE[flag]
     lo, hi = search if search is not None else default
+    if flag in _INTEGER_RANGE:
+        least, most = _INTEGER_RANGE[flag]
+        if not least <= lo < hi <= most:
+            # (an interval reaching below 1 once failed as "rounds=0 is outside [1, 1e12]")
+            raise ParameterError(f"--search {lo:g},{hi:g}: {flag} {FREE} searches integers "
+                                 f"in [{least:g}, {most:g}]")
     if flag == "--sampling-rate":
         hi = min(hi, 1.0)
 

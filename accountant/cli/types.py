@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from accountant.domains import DELTA, Interval
 from accountant.errors import ParameterError
@@ -20,7 +20,7 @@ __all__ = [
     "real", "integer", "real_list", "float_list", "positive_int", "count",
     "USERS", "USERS_PAIR", "EPSILON0", "EPSILON", "AT_EPSILON", "AT_DELTA", "ORDER",
     "ALPHABET", "ONES", "TRIALS", "SEED", "UNIT_OPEN", "UNIT_EPSILON", "POSITIVE_REAL",
-    "NOISE_EPSILON", "TARGET_EPSILON", "ORDER_FINITE", "finite_orders",
+    "NOISE_EPSILON", "TARGET_EPSILON", "ORDER_FINITE", "finite_orders", "reject_repeats",
 ]
 
 _EXP = "e^x must stay a finite float"
@@ -118,3 +118,26 @@ finite_orders = real_list(ORDER_FINITE, allow_inf=False)
 # an integer flag whose range the library itself checks (it names the parameter there)
 positive_int = integer(Interval("value", 0, 1e12, closed="both", integer=True))
 count = integer(USERS)
+
+
+# actions that may be given more than once
+_REPEATABLE = (argparse._AppendAction, argparse._CountAction, argparse._HelpAction)
+
+
+def reject_repeats(parser: argparse.ArgumentParser, args: Sequence[str]) -> None:
+    """parser.error when a flag that takes one value is given twice: argparse keeps the last
+    one silently (`--noise-multiplier 1 --noise-multiplier 2` used 2, exit 0). Only the
+    parser's own flags count (a subcommand's parser checks its own)."""
+    seen: set[str] = set()
+    for token in args:
+        if token == "--":
+            break
+        if not token.startswith("--"):
+            continue
+        name = token.split("=", 1)[0]
+        action = parser._option_string_actions.get(name)
+        if action is None or isinstance(action, _REPEATABLE):
+            continue
+        if action.dest in seen:
+            parser.error(f"argument {name}: given twice (give it once)")
+        seen.add(action.dest)

@@ -525,13 +525,23 @@ class Accountant:
         at = float(delta if delta is not None else _given(epsilon))
         for route in ROUTES:
             if method == "all" and route in _LATE_ROUTES:
-                if {"analytic.mechanism.upper", "analytic.mechanism.lower"} <= \
-                        {e.get("method") for e in entries}:
+                done = {e.get("method") for e in entries}
+                if {"analytic.mechanism.upper", "analytic.mechanism.lower"} <= done:
                     # one run with the mechanism's own two ends: these routes discretise
                     # the same or a looser dominating pair (`_own_bracket`), at a cost of
                     # up to minutes at n = 1e6
                     entries.append({"method": route, "skipped": (
                         "one run of a mechanism: its own certified bracket answers "
+                        f"(method={route!r} computes this route)")})
+                    continue
+                if any({f"analytic.{k}.upper", f"analytic.{k}.lower"} <= done
+                       for k in ("gaussian", "laplace")):
+                    # unsampled Gaussian runs (Balle-Wang) or one Laplace run: the exact
+                    # value within its rounding, which no discretisation improves (a noise
+                    # multiplier of 1e200 left a lower end of 0, so a 100 % "bracket", and
+                    # the RDP route's conversion of curves near 1e-400 ran for minutes)
+                    entries.append({"method": route, "skipped": (
+                        "the analytic answer is exact up to its rounding "
                         f"(method={route!r} computes this route)")})
                     continue
                 width = _relative_width(entries, quantity, at)
@@ -577,7 +587,11 @@ class Accountant:
                                                       "unsampled Gaussian events only (or "
                                                       "one Laplace run, or one unsampled "
                                                       "run of a protocol)"}] if asked else []
-        mu = math.sqrt(math.fsum(count * gaussian_mu ** 2 for count, gaussian_mu in runs))
+        # scaled by the largest mu: its square underflows to 0 below 1e-154 (a noise
+        # multiplier of 1e200 read as mu = 0 and was refused)
+        top = max(gaussian_mu for _, gaussian_mu in runs)
+        mu = top * math.sqrt(math.fsum(count * (gaussian_mu / top) ** 2
+                                       for count, gaussian_mu in runs))
         mu = rounding.up(mu * (1 + 8 * rounding.UNIT_ROUNDOFF))
         mu_low = rounding.down(mu * (1 - 24 * rounding.UNIT_ROUNDOFF))
         if delta is not None:
@@ -729,8 +743,12 @@ class Accountant:
         else:
             _, results = conversion.delta_best.unchecked(total, epsilon=_given(epsilon))
         names = ["rdp.mironov", "rdp.cks", "rdp.optimal"]
-        return [{"method": name, "result": r.with_(method=f"[rdp] {r.method}")}
-                for name, r in zip(names, results, strict=True)]
+        out: list[dict[str, Any]] = [{"method": name, "result": r.with_(method=f"[rdp] {r.method}")}
+                                     for name, r in zip(names, results, strict=False)]
+        if len(results) < len(names):
+            out.append({"method": "rdp.optimal", "skipped": (
+                "the closed-form conversions are already below 1e-300")})
+        return out
 
     def _route_kov(self, delta: float | None, epsilon: float | None,
                    discretization: float | None, asked: bool) -> list[dict[str, Any]]:
@@ -902,6 +920,8 @@ def _laplace_exact(eps0: float, delta: float | None,
             quantity = "delta"
         slack = mpmath.mpf(10) ** -35 * (1 + abs(v))
         low, up = max(0.0, rounding.down(v - slack)), rounding.up(v + slack)
+        if delta is None and at >= eps0:
+            low = up = 0.0   # exactly: every loss is at most eps0 (a float comparison)
     return _pair(quantity, at, low, up, "analytic.laplace",
                  f"accountant._laplace_exact(epsilon0={eps0!r})", None)
 

@@ -373,10 +373,16 @@ def _root_d(q: mpmath.mpf, alpha: mpmath.mpf, c: mpmath.mpf, cm1: mpmath.mpf,
     d0 = guess if guess is not None and 0 < guess < one_q else min(small, large, one_q / 2)
     u = mp.log(d0)
     u_lo, u_hi = u, u
+    # steps that double: at eps = 1e300 the root lies near u = -1e300 / a, which steps of 4
+    # never reached (get_delta(1e300) of subsampled events ran for minutes)
+    step = mp.mpf(4)
     while k_and_slope(u_lo)[0] >= 0:
-        u_lo -= 4
+        u_lo -= step
+        step *= 2
+    step = mp.mpf(4)
     while k_and_slope(u_hi)[0] < 0:
-        u_hi += 4
+        u_hi += step
+        step *= 2
     tol = mp.mpf(2) ** (32 - mp.prec)  # the certificate brackets at 2^(40 - prec)
     for _ in range(600):
         value, slope = k_and_slope(u)
@@ -723,11 +729,19 @@ def epsilon_best(curve: RdpCurve, *, delta: float) -> tuple[Result, list[Result]
                       for f in (epsilon_mironov, epsilon_cks, epsilon_optimal)])
 
 
+# closed forms at or below this delta leave the optimal conversion nothing to show
+_OPTIMAL_FLOOR = 1e-300
+
+
 @checked(epsilon=EPSILON)
 def delta_best(curve: RdpCurve, *, epsilon: float) -> tuple[Result, list[Result]]:
-    """(tightest, all) of the three conversions at epsilon."""
-    return _tightest([f.unchecked(curve, epsilon=epsilon)
-                      for f in (delta_mironov, delta_cks, delta_optimal)])
+    """(tightest, all) of the three conversions at epsilon; the optimal one only while the
+    closed forms are above 1e-300 (at eps = 1e300 they are at the smallest float, and the
+    optimal conversion's root searches took 48 s to say no more)."""
+    results = [f.unchecked(curve, epsilon=epsilon) for f in (delta_mironov, delta_cks)]
+    if min(float(r.value) for r in results) > _OPTIMAL_FLOOR:
+        results.append(delta_optimal.unchecked(curve, epsilon=epsilon))
+    return _tightest(results)
 
 
 def _tightest(results: list[Result]) -> tuple[Result, list[Result]]:

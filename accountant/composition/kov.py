@@ -449,8 +449,11 @@ def epsilon_drv(*, epsilon: float, delta: float, rounds: int, delta_total: float
         log_inv = -math.log(slack)
     u = rounding.UNIT_ROUNDOFF
     # each factor rounded up by a few ulps: log, product, sqrt, expm1, products, sum
+    # e^eps overflows beyond 709: the bound is +inf there (basic composition, k eps, is
+    # always below it; the accountant's comparison once died on an OverflowError)
+    growth = math.expm1(epsilon) if epsilon < 709 else math.inf
     value = (math.sqrt(2 * rounds * log_inv * (1 + 4 * u)) * epsilon
-             + rounds * epsilon * math.expm1(epsilon))
+             + rounds * epsilon * growth)
     return Result(quantity="epsilon", value=rounding.up(value * (1 + 16 * u)),
                   kind=Kind.UPPER, direction=Direction.MAX,
                   method=f"composition.kov.epsilon_drv(delta''={slack:.3g})", source=_DRV,
@@ -462,13 +465,17 @@ def delta_drv(*, epsilon: float, delta: float, rounds: int, epsilon_total: float
     epsilon, delta, rounds = _check(epsilon, delta, rounds)
     EPSILON.named("epsilon_total").check(epsilon_total)
     u = rounding.UNIT_ROUNDOFF
-    # room = eps' - k eps (e^eps - 1) rounded down (expm1 raised by 2u, exact products)
+    # room = eps' - k eps (e^eps - 1) rounded down (expm1 raised by 2u, exact products);
+    # beyond eps = 709, eps e^eps exceeds every float eps': no room (expm1 overflowed)
     room = rounding.down(Fraction(epsilon_total) - rounds * Fraction(epsilon)
-                         * Fraction(math.expm1(epsilon) * (1 + 2 * u)))
+                         * Fraction(math.expm1(epsilon) * (1 + 2 * u))) if epsilon < 709 \
+        else -1.0
     if room <= 0 or epsilon == 0:
         value = 1.0 if epsilon > 0 else min(1.0, rounding.up(rounds * Fraction(delta)))
     else:
-        log_inv = (room / epsilon) ** 2 / (2 * rounds) * (1 - 8 * u)
+        # (room / eps)^2 overflows past 1e154: e^-log_inv is 0 there
+        ratio = room / epsilon
+        log_inv = ratio * ratio / (2 * rounds) * (1 - 8 * u) if ratio < 1e150 else math.inf
         value = min(1.0, rounding.up((rounding.up(rounds * Fraction(delta))
                                       + math.exp(-log_inv)) * (1 + 8 * u)))
     return Result(quantity="delta", value=value, kind=Kind.UPPER, direction=Direction.MAX,

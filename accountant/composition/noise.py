@@ -667,6 +667,10 @@ def gaussian_delta(mu: float, epsilon: float) -> tuple[float, float]:
     if not 0 < mu < math.inf:
         raise ParameterError(f"mu={mu!r} is outside (0, inf)")
     EPSILON.check(epsilon)
+    if epsilon / mu - mu / 2 > 1e6:
+        # delta <= Phi(mu/2 - eps/mu) <= e^(-10^12 / 2): below the smallest float (mpmath's
+        # erfc overflowed on arguments near 1e300)
+        return 0.0, 5e-324
     value, err = _gauss_delta_mp(mpmath.mpf(mu), mpmath.mpf(epsilon))
     return (max(0.0, rounding.down(value - err)), min(1.0, rounding.up(value + err)))
 

@@ -32,7 +32,7 @@ from accountant.domains import ALPHA, DELTA, EPSILON, SAMPLING_RATE, Interval
 from accountant.errors import ParameterError
 from accountant.pairs.clones import ClonePair
 from accountant.pairs.subsampled_count import COUNT_RELATIONS
-from accountant.result import Bracket
+from accountant.result import Bracket, Direction, Kind, Result
 from accountant.view import ViewPair
 
 __all__ = ["Mechanism", "DominatingPair", "Declared", "param", "declared", "families", "forget",
@@ -345,14 +345,39 @@ _STAMPED: weakref.WeakSet[Callable[..., Any]] = weakref.WeakSet()
 _ARGUMENT_DOMAIN = {"epsilon_for_delta": DELTA, "delta_for_epsilon": EPSILON}
 
 
+# delta(eps) beyond this eps is read from the max-divergence (below, the families answer)
+_BEYOND_EXP = 700.0
+
+
 def _stamp_one(fn: Callable[..., Bracket], domain: Interval | None) -> Callable[..., Bracket]:
     @functools.wraps(fn)
     def stamped(self: Mechanism, *args: Any, **kwargs: Any) -> Bracket:
         if domain is not None:
             domain.check(args[0] if args else kwargs[domain.name])
-        out = fn(self, *args, **kwargs)
+        out = None
+        if domain is EPSILON:
+            out = _beyond_max_divergence(self, args[0] if args else kwargs[domain.name])
+        if out is None:
+            out = fn(self, *args, **kwargs)
         return out if self.one_pair() else out.for_mechanism()
     return stamped
+
+
+def _beyond_max_divergence(mech: Mechanism, epsilon: float) -> Bracket | None:
+    """delta(eps) = 0 exactly for eps at least the max-divergence: asked beyond e^eps's
+    float range (eps > 700, above every declared epsilon0), a mechanism whose certified
+    max-divergence is below eps answers that, not its family's formulas (which overflowed:
+    BinaryRR, k-RR and LDP at eps = 710 raised a bare OverflowError)."""
+    if not epsilon > _BEYOND_EXP:
+        return None
+    top = mech.max_divergence().upper
+    if top is None or not top.is_finite or not float(epsilon) >= top.upper_end():
+        return None
+    zero = Result(quantity="delta", value=0.0, kind=Kind.EXACT, direction=Direction.MAX,
+                  method=f"delta(eps) = 0 for eps >= the max-divergence "
+                         f"{top.upper_end():.6g} ({top.method})",
+                  source=top.source, at=float(epsilon))
+    return Bracket(lower=zero, upper=zero)
 
 
 def _stamp_orders(fn: Callable[..., list[Bracket]]) -> Callable[..., Any]:
