@@ -61,6 +61,9 @@ _POWER_SHARE = 2e-3
 # the most cells the rounded fallback of `compose_views` is tried on (a few seconds), and
 # the most a refinement may ask for
 _FALLBACK_CELLS = 2_000_000
+# the most occupied cells of one round whose rounded measures may still convolve directly
+# (`convolution.convolve`: products of at most 3e7 nonzeros)
+_DIRECT_OCCUPIED = 5_000
 _REFINE_CELLS = 1_000_000
 _MIN_WIDTH = 1e-6
 
@@ -91,13 +94,18 @@ _Targets = tuple[float | None, ...]
 
 def _compose_side(mechanisms: list[tuple[PairSource, int]], width: float,
                   pessimistic: bool, tail: float, connect: bool = False,
-                  budget: float = 0.0, at: _Targets | None = None) -> list[LossPmf]:
+                  budget: float = 0.0, at: _Targets | None = None,
+                  census: list[tuple[int, int]] | None = None) -> list[LossPmf]:
     """The composed measures of both orders (symmetric sources serve both); `budget`: the
     absolute error each self-composition may add by the power route (`self_compose`);
     `at`: the tail loss to tilt each order towards (one item only: a convolution of two
-    tilted measures keeps only the total ledger)."""
+    tilted measures keeps only the total ledger); `census`: receives (nonzero cells,
+    cells) of each one-round measure."""
     measures = [(pmfs(source, width, pessimistic, tail, connect), rounds)
                 for source, rounds in mechanisms]
+    if census is not None:
+        census.extend((int(np.count_nonzero(m.mass)), m.mass.size)
+                      for pm, _ in measures for m in pm)
     at = at if len(measures) == 1 else None
     # symmetric sources give one measure serving both orders: compose one side only
     sides = (0, 1) if any(len(pm) > 1 for pm, _ in measures) else (0,)
@@ -167,6 +175,7 @@ class _Evaluation(NamedTuple):
     error: float
     floor: float
     cells: int
+    occupied: float
 
 
 def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float,
@@ -181,6 +190,7 @@ def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float,
     composition of lower measures (connect-the-dots of a dominated exact pair, or rounded
     down) gives it. `connect=False`: rounded-up and rounded-down measures only."""
     low: list[LossPmf] = []
+    census: list[tuple[int, int]] = []
     coupled = coupled and connect
     if want_lower and not coupled:
         # the two directions are independent: the lower one runs in a second thread
@@ -188,10 +198,10 @@ def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float,
         with ThreadPoolExecutor(max_workers=1) as pool:
             job = pool.submit(_compose_side, mechanisms, width, False, tail, connect, budget,
                               at)
-            pess = _compose_side(mechanisms, width, True, tail, connect, budget, at)
+            pess = _compose_side(mechanisms, width, True, tail, connect, budget, at, census)
             low = job.result()
     else:
-        pess = _compose_side(mechanisms, width, True, tail, connect, budget, at)
+        pess = _compose_side(mechanisms, width, True, tail, connect, budget, at, census)
     upper = max(read(p) for p in pess)
     lower = None
     if want_lower and coupled and all(math.isfinite(p.spread) for p in pess):
@@ -203,7 +213,19 @@ def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float,
     floor = max(p.error + (p.moved if math.isfinite(p.spread) else 0.0) for p in pess)
     # the ledger where the upper end is read (a tilted measure's total one is about 1)
     err = max(p.error_above(upper) if math.isfinite(upper) else p.error for p in pess)
-    return _Evaluation(upper, lower, err, floor, max(p.mass.size for p in pess))
+    return _Evaluation(upper, lower, err, floor, max(p.mass.size for p in pess),
+                       _occupied(census, width))
+
+
+def _occupied(census: list[tuple[int, int]], width: float) -> float:
+    """The one-round measures' occupied cells times `width` (divide by another width for
+    its cells there): a measure whose cells are mostly occupied (a continuous law) fills a
+    finer grid in proportion; a sparse one (a view of few atoms) keeps its count."""
+    out = 0.0
+    for nonzero, size in census:
+        dense = 2 * nonzero >= size
+        out = max(out, nonzero * width if dense else nonzero * _MIN_WIDTH)
+    return out
 
 
 def _width_for_gap(mechanisms: list[tuple[PairSource, int]], delta: float | None,
@@ -432,6 +454,7 @@ class _Ends(NamedTuple):
     floor: float
     cells: int
     width: float
+    occupied: float = 0.0
 
 
 def _plan(mechanisms: list[tuple[PairSource, int]], delta: float | None,
@@ -481,7 +504,8 @@ def _first_ends(mechanisms: list[tuple[PairSource, int]], plan: _Plan,
         try:
             ev = _evaluate(mechanisms, width, read, read_lower, want_lower, coupled,
                            plan.tail, budget=plan.budget, at=plan.target)
-            return _Ends(ev.upper, ev.lower, ev.error, width, ev.floor, ev.cells, width)
+            return _Ends(ev.upper, ev.lower, ev.error, width, ev.floor, ev.cells, width,
+                         ev.occupied)
         except OutcomeLimitError:
             raise
         except PrecisionError:
@@ -500,7 +524,7 @@ def _refined(mechanisms: list[tuple[PairSource, int]], plan: _Plan, ends: _Ends,
     """Finer grids until upper - lower <= relative_gap upper, keeping the best certified
     end of each grid; each stop rule below says why a finer grid cannot help."""
     upper, lower, err, up_width = ends.upper, ends.lower, ends.error, ends.up_width
-    floor, cells, width = ends.floor, ends.cells, ends.width
+    floor, cells, width, occupied = ends.floor, ends.cells, ends.width, ends.occupied
     refinements = 0
     while (lower is not None and refinements < max_refinements
            and math.isfinite(upper) and upper - lower > relative_gap * upper):
@@ -535,7 +559,7 @@ def _refined(mechanisms: list[tuple[PairSource, int]], plan: _Plan, ends: _Ends,
                            plan.tail, budget=plan.budget, at=plan.target)
         except (PrecisionError, MemoryError):
             break
-        floor, cells = ev.floor, ev.cells
+        floor, cells, occupied = ev.floor, ev.cells, ev.occupied
         # both grids' ends are certified: keep the better of each (a finer grid's tilt can
         # miss, sigma = 0.5, q = 0.001, T = 1e4 at delta 1e-10 read +inf at 8.7e-6)
         if ev.upper <= upper:
@@ -548,7 +572,7 @@ def _refined(mechanisms: list[tuple[PairSource, int]], plan: _Plan, ends: _Ends,
             # T = 1e4 the lower reading's 3e-10 of moved mass; the grid went from 9e-5 to
             # 1e-6 in 160 s for a lower end 0.8 % higher)
             break
-    return _Ends(upper, lower, err, up_width, floor, cells, width)
+    return _Ends(upper, lower, err, up_width, floor, cells, width, occupied)
 
 
 def _with_rounded(mechanisms: list[tuple[PairSource, int]], plan: _Plan, ends: _Ends,
@@ -569,6 +593,13 @@ def _with_rounded(mechanisms: list[tuple[PairSource, int]], plan: _Plan, ends: _
     # rounded width is dense there too, so its FFT's round-off is no smaller (sigma = 1,
     # q = 0.01, T = 1e3 at delta 1e-8: 8e6 cells, 60 s, for the same bracket)
     hopeless = hopeless or ends.cells * ends.width / plan.rounded_width > _FALLBACK_CELLS
+    # and only where they can be convolved directly: one round occupying more than 5,000
+    # cells at the rounded width makes products of more nonzeros than direct convolution
+    # takes, so its rounded composition goes by FFT too, whose absolute round-off the
+    # fallback was to avoid (the substitute sampled Gaussian, T = 100 at delta 1e-50: 800
+    # cells a round at 2e-4, all occupied, 16,000 at the rounded 1e-5; 35 s for the same
+    # bracket). A view of few atoms occupies as many cells at any width.
+    hopeless = hopeless or ends.occupied / plan.rounded_width > _DIRECT_OCCUPIED
     if not (0 < scale and ends.error > 1e-2 * scale) or hopeless:
         return ends
     try:
