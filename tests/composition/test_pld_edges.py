@@ -225,3 +225,25 @@ def test_a_tail_reading_sums_the_same_atoms_as_the_whole_grid():
                     *(g - 1e-15 for g in grid), *(float(e) for e in rng.uniform(-1, 100, 20))]:
             h, _ = pld.reading._h_sum(p, eps)
             assert h == full(p, eps)[0], (offset, width, eps)
+
+
+def test_a_probe_with_no_finite_upper_end_is_not_refined(monkeypatch):
+    # discrete Laplace x 1e4 at delta 5e-324: the 0.05 probe certifies no finite upper end
+    # (its ledger and +inf atom exceed delta); the 1e-3 probe took 17 s to say so again, and
+    # the 2e-4 default then spanned 3.7e7 cells (over 60 s for the call). Now one probe,
+    # and a start whose span fits 1e6 cells.
+    from accountant.composition import DiscreteLaplaceNoise
+
+    items = [(DiscreteLaplaceNoise(1.0, 1).view("substitute"), 10_000)]
+    widths = []
+    inner = pld.compose._compose_side
+
+    def counted(mechanisms, width, *args, **kwargs):
+        widths.append(width)
+        return inner(mechanisms, width, *args, **kwargs)
+
+    monkeypatch.setattr(pld.compose, "_compose_side", counted)
+    tail = pld.truncation_tail(items, 5e-324)
+    width, low = pld.compose._width_for_gap(items, 5e-324, None, 0.008, tail, None)
+    assert set(widths) == {0.05} and low == 0.0
+    assert width > 2e-4          # coarsened: the probe's span over 1e6 cells

@@ -282,7 +282,10 @@ def _width_for_gap(mechanisms: list[tuple[PairSource, int]], delta: float | None
         if not all(math.isfinite(p.spread) for p in lows):
             return None
         up, low = read(pess, lows)
-        if probe <= 1e-3 or (math.isfinite(up) and up > 0 and low >= 0.5 * up):
+        # no finite upper end at all: the probe's +inf atom and ledger exceed delta, and a
+        # finer grid has the same atom and no smaller ledger (the 1e-3 probe of discrete
+        # Laplace x 1e4 at delta 5e-324 took 17 s to say so again)
+        if probe <= 1e-3 or not math.isfinite(up) or (up > 0 and low >= 0.5 * up):
             break
         if delta is None and low > 0:
             tail = truncation_tail(mechanisms, low)
@@ -290,7 +293,11 @@ def _width_for_gap(mechanisms: list[tuple[PairSource, int]], delta: float | None
         ratio = 0.25 * up / (up - low) if math.isfinite(up) and up > low else 0.0
         probe = max(1e-3, min(0.25, ratio) * probe)
     if not (math.isfinite(up) and up > 0):
-        return None
+        # no value located (delta 5e-324: the probes' ledgers exceed it): the default grid,
+        # coarsened so that the probe's composed span fits 1e6 cells (discrete Laplace or
+        # randomized response x 1e4 at 5e-324 spanned 3.7e7 cells at 2e-4, minutes of FFTs)
+        span = max(p.mass.size for p in pess) * probe
+        return max(2e-4, span / _REFINE_CELLS), 0.0
     if delta is None and low <= 0:
         # a delta reading whose probes certify no lower end (delta within the ledger): their
         # gap says nothing, so the default start; the threshold at 1e-4 of 1e-3 of the
