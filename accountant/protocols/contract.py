@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Generic, TypeVar
 
 from accountant.domains import ALPHA, DELTA, EPSILON, SAMPLING_RATE, Interval
-from accountant.errors import ParameterError
+from accountant.errors import AccountantError, ParameterError
 from accountant.pairs.clones import ClonePair
 from accountant.pairs.subsampled_count import COUNT_RELATIONS
 from accountant.result import Bracket, Direction, Kind, Result
@@ -370,7 +370,10 @@ def _beyond_max_divergence(mech: Mechanism, epsilon: float) -> Bracket | None:
     BinaryRR, k-RR and LDP at eps = 710 raised a bare OverflowError)."""
     if not epsilon > _BEYOND_EXP:
         return None
-    top = mech.max_divergence().upper
+    try:
+        top = mech.max_divergence().upper
+    except AccountantError:     # a family without one answers itself
+        return None
     if top is None or not top.is_finite or not float(epsilon) >= top.upper_end():
         return None
     zero = Result(quantity="delta", value=0.0, kind=Kind.EXACT, direction=Direction.MAX,
