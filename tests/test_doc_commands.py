@@ -213,11 +213,12 @@ RUN = [d for d in LINES if d.kind == "run"]
 
 
 def _slow(argv: tuple[str, ...]) -> bool:
-    """Commands that take minutes: the whole `reproduce` (or one full-size figure), `audit
-    all` at full size, `selfcheck` with its default budget of a minute."""
+    """Commands that take minutes or near one: the whole `reproduce` (or one full-size
+    figure), `audit all` or one paper's audit at full size (about a minute each on a slow
+    2-core machine), `selfcheck` with its default budget of a minute."""
     if argv[:1] == ("reproduce",):
         return "--quick" not in argv and "--list" not in argv
-    if argv[:2] == ("audit", "all"):
+    if argv[:1] == ("audit",) and len(argv) > 1 and not argv[1].startswith("-"):
         return "--quick" not in argv
     if argv[:1] == ("selfcheck",):
         return not any(w.startswith("--seconds") for w in argv)
@@ -278,6 +279,7 @@ def test_the_scanner_reads_what_the_rules_say(tmp_path: Path) -> None:
     assert unknown == ["page.md:30: make all"]
     assert _slow(("reproduce",)) and not _slow(("reproduce", "--only", "x", "--quick"))
     assert _slow(("audit", "all")) and not _slow(("audit", "all", "--quick"))
+    assert _slow(("audit", "gkm")) and not _slow(("audit", "gkm", "--quick", "--json"))
     assert _slow(("selfcheck",)) and not _slow(("dp", "ldp"))
 
 

@@ -18,6 +18,10 @@ from figures import audit_report as ar
 
 FLOAT = re.compile(r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|-?inf")
 
+# one worker for the module: its quick audit (`quick_entries`, about a minute) was computed
+# once per pytest-xdist worker
+pytestmark = pytest.mark.xdist_group("audit-report")
+
 
 @pytest.fixture(scope="module")
 def quick_entries() -> list[ar.AuditEntry]:
