@@ -533,11 +533,18 @@ def test_delta_at_a_huge_epsilon_is_the_value_at_the_cap(mech):
     """delta(eps) for eps in the declared [0, inf): the blanket's products with e^eps
     overflowed from about 600 on (a NaN inside a root finder at 699, OverflowError at
     1000, RuntimeWarnings before). Beyond eps = 300 the upper end is the one at 300 (delta
-    is nonincreasing in eps) and the lower end 0; no warning leaks."""
+    is nonincreasing in eps) and the lower end 0; no warning leaks. Beyond eps = 700 a
+    family with a finite max-divergence (the (discrete) Laplace randomizers: 1/b = 50 here)
+    reads delta = 0 exactly there (the contract's wrapper)."""
     at_cap = mech.delta_for_epsilon(300.0)
     below = mech.delta_for_epsilon(299.0)
     assert at_cap.upper.value <= below.upper.value or at_cap.upper.value <= 1e-16
+    top = mech.max_divergence().upper
     for eps in (300.5, 699.0, 1000.0, 1e300):
         b = mech.delta_for_epsilon(eps)
+        if eps > 700 and top is not None and top.is_finite and eps >= top.upper_end():
+            assert b.upper.value == 0.0 == b.lower.value
+            assert "the max-divergence" in b.upper.method
+            continue
         assert b.upper.value == at_cap.upper.value and b.lower.value == 0.0
         assert "nonincreasing in eps" in b.upper.method
