@@ -17,36 +17,36 @@ H_{e^eps} = E_P[(1 - e^(eps - L))_+] with a +inf atom kept apart
 """
 
 from accountant.composition.pld.compose import (
-                                                DEFAULT_DISCRETIZATION,
-                                                PldComposition,
-                                                check_items,
-                                                compose_measures,
-                                                compose_views,
-                                                truncation_tail,
+    DEFAULT_DISCRETIZATION,
+    PldComposition,
+    check_items,
+    compose_measures,
+    compose_views,
+    truncation_tail,
 )
 from accountant.composition.pld.convolution import convolve, fft_error_bound, truncate
 from accountant.composition.pld.measure import (
-                                                LossPmf,
-                                                connected_pmf,
-                                                grid_index,
-                                                pmf_from_entries,
-                                                split_pmf,
+    LossPmf,
+    connected_pmf,
+    grid_index,
+    pmf_from_entries,
+    split_pmf,
 )
 from accountant.composition.pld.reading import (
-                                                coupling_shift,
-                                                delta_of,
-                                                epsilon_of,
-                                                lower_delta_of,
-                                                lower_epsilon_of,
+    coupling_shift,
+    delta_of,
+    epsilon_of,
+    lower_delta_of,
+    lower_epsilon_of,
 )
 from accountant.composition.pld.self_composition import power_compose, self_compose
 from accountant.composition.pld.sources import (
-                                                LossPmfSource,
-                                                OutcomeLimitError,
-                                                PairSource,
-                                                connects,
-                                                from_clone_pair,
-                                                from_view,
+    LossPmfSource,
+    OutcomeLimitError,
+    PairSource,
+    connects,
+    from_clone_pair,
+    from_view,
 )
 
 __all__ = ["LossPmf", "OutcomeLimitError", "PldComposition", "compose_views", "from_view",
