@@ -88,10 +88,17 @@ def epsilon_of(pmf: LossPmf, delta: float) -> float:
                        delta * (1 + 1e-9) * (1 + pmf.relative) + pmf.base_error)
     guess = guess if math.isfinite(guess) else max(top, 0.0)
     if delta_of(pmf, guess) > delta:
-        good = guess
-    else:
-        good = _bisect(lambda e: delta_of(pmf, e) > delta, start, guess)
-    return rounding.down(good)
+        return rounding.down(guess)
+    # the check failed at the guess: step down from it by growing steps, then bisect. A
+    # reading costs the atoms above its eps, few near the guess; a bisection from `start`
+    # read most of the grid at every step (a T = 1e9 composition's lower end: minutes)
+    good, bad, step = start, guess, max(abs(guess) * 1e-6, pmf.width)
+    while guess - step > start:
+        if delta_of(pmf, guess - step) > delta:
+            good = guess - step
+            break
+        bad, step = guess - step, 4 * step
+    return rounding.down(_bisect(lambda e: delta_of(pmf, e) > delta, good, bad))
 
 
 # eta candidates (fractions of the value) for the coupling's failure probability
