@@ -79,6 +79,8 @@ class PldComposition:
         discretization: the grid width Delta finally used.
         relative_gap: (upper - lower) / upper.
         error: the pessimistic ledger (FFT round-off, binning) added to the upper delta.
+        cells: the largest composed measure's cells on the last grid (what another
+            composition on that grid costs).
     """
 
     upper: Result
@@ -86,26 +88,53 @@ class PldComposition:
     discretization: float
     relative_gap: float
     error: float = 0.0
+    cells: int = 0
 
 
 # the tail losses to tilt towards, one per order (`_tail_target`)
 _Targets = tuple[float | None, ...]
 
 
+# one `compose_views` call's composed measures by (width, pessimistic, tail, connect, budget,
+# targets): the probe whose width is chosen is not composed again by the first pass (1e9
+# k-RR rounds: 2.5e6 cells, 15 s each)
+_Memo = dict[tuple[float, bool, float, bool, float, "_Targets | None"],
+             tuple[list[LossPmf], list[tuple[int, int]]]]
+
+
 def _compose_side(mechanisms: list[tuple[PairSource, int]], width: float,
                   pessimistic: bool, tail: float, connect: bool = False,
                   budget: float = 0.0, at: _Targets | None = None,
-                  census: list[tuple[int, int]] | None = None) -> list[LossPmf]:
+                  census: list[tuple[int, int]] | None = None,
+                  memo: _Memo | None = None) -> list[LossPmf]:
     """The composed measures of both orders (symmetric sources serve both); `budget`: the
     absolute error each self-composition may add by the power route (`self_compose`);
     `at`: the tail loss to tilt each order towards (one item only: a convolution of two
     tilted measures keeps only the total ledger); `census`: receives (nonzero cells,
-    cells) of each one-round measure."""
+    cells) of each one-round measure; `memo`: answers of earlier calls with the same
+    arguments (the same items)."""
+    key = (width, pessimistic, tail, connect, budget, at)
+    if memo is not None and key in memo:
+        done, counted = memo[key]
+        if census is not None:
+            census.extend(counted)
+        return done
+    counts: list[tuple[int, int]] = []
+    out = _composed_side(mechanisms, width, pessimistic, tail, connect, budget, at, counts)
+    if census is not None:
+        census.extend(counts)
+    if memo is not None:
+        memo[key] = (out, counts)
+    return out
+
+
+def _composed_side(mechanisms: list[tuple[PairSource, int]], width: float,
+                   pessimistic: bool, tail: float, connect: bool, budget: float,
+                   at: _Targets | None, census: list[tuple[int, int]]) -> list[LossPmf]:
     measures = [(pmfs(source, width, pessimistic, tail, connect), rounds)
                 for source, rounds in mechanisms]
-    if census is not None:
-        census.extend((int(np.count_nonzero(m.mass)), m.mass.size)
-                      for pm, _ in measures for m in pm)
+    census.extend((int(np.count_nonzero(m.mass)), m.mass.size)
+                  for pm, _ in measures for m in pm)
     at = at if len(measures) == 1 else None
     # symmetric sources give one measure serving both orders: compose one side only
     sides = (0, 1) if any(len(pm) > 1 for pm, _ in measures) else (0,)
@@ -182,7 +211,8 @@ def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float,
               read: Callable[[LossPmf], float], read_lower: Callable[[LossPmf], float],
               want_lower: bool, coupled: bool, tail: float,
               connect: bool = True,
-              budget: float = 0.0, at: _Targets | None = None) -> _Evaluation:
+              budget: float = 0.0, at: _Targets | None = None,
+              memo: _Memo | None = None) -> _Evaluation:
     """(upper, lower or None, error ledger) of the composition, the upper measures read by
     `read` (epsilon_of at delta, or delta_of at epsilon), the lower ones by `read_lower`.
     The upper measures are connect-the-dots where the sources allow it; `coupled`: every
@@ -198,16 +228,19 @@ def _evaluate(mechanisms: list[tuple[PairSource, int]], width: float,
         with ThreadPoolExecutor(max_workers=1) as pool:
             job = pool.submit(_compose_side, mechanisms, width, False, tail, connect, budget,
                               at)
-            pess = _compose_side(mechanisms, width, True, tail, connect, budget, at, census)
+            pess = _compose_side(mechanisms, width, True, tail, connect, budget, at, census,
+                                 memo)
             low = job.result()
     else:
-        pess = _compose_side(mechanisms, width, True, tail, connect, budget, at, census)
+        pess = _compose_side(mechanisms, width, True, tail, connect, budget, at, census,
+                             memo)
     upper = max(read(p) for p in pess)
     lower = None
     if want_lower and coupled and all(math.isfinite(p.spread) for p in pess):
         lower = min(max(read_lower(p) for p in pess), upper)
     elif want_lower:
-        low = low or _compose_side(mechanisms, width, False, tail, connect, budget, at)
+        low = low or _compose_side(mechanisms, width, False, tail, connect, budget, at,
+                                   memo=memo)
         lower = min(max(read_lower(p) for p in low), upper)
     # what a lower reading subtracts at any width: the ledger and the moves it takes back
     floor = max(p.error + (p.moved if math.isfinite(p.spread) else 0.0) for p in pess)
@@ -230,7 +263,8 @@ def _occupied(census: list[tuple[int, int]], width: float) -> float:
 
 def _width_for_gap(mechanisms: list[tuple[PairSource, int]], delta: float | None,
                    epsilon: float | None, relative_gap: float,
-                   tail: float, at: _Targets | None = None) -> tuple[float, float] | None:
+                   tail: float, at: _Targets | None = None,
+                   memo: _Memo | None = None) -> tuple[float, float] | None:
     """(the starting grid width of `compose_views` for connect-the-dots sources, the
     probe's lower end), from cheap probes on coarse grids; None when the probes give no
     finite, positive value. Only a starting point: `compose_views` still checks the gap and
@@ -268,7 +302,7 @@ def _width_for_gap(mechanisms: list[tuple[PairSource, int]], delta: float | None
     while True:
         try:
             pess = _compose_side(mechanisms, probe, True, tail, connect=True, budget=budget,
-                                 at=at)
+                                 at=at, memo=memo)
             lows = pess
             if not all(math.isfinite(p.spread) for p in pess):
                 # an upper measure that is not the pair's own (the substitute subsampled
@@ -276,7 +310,7 @@ def _width_for_gap(mechanisms: list[tuple[PairSource, int]], delta: float | None
                 # measures (without them the probe was lost and a T = 1e4 shuffle
                 # composition ran a 2e-4 pass for a 6 % bracket before its 2e-5 grid)
                 lows = _compose_side(mechanisms, probe, False, tail, connect=True,
-                                     budget=budget, at=at)
+                                     budget=budget, at=at, memo=memo)
         except (PrecisionError, MemoryError):
             return None
         if not all(math.isfinite(p.spread) for p in lows):
@@ -328,19 +362,40 @@ def _width_for_gap(mechanisms: list[tuple[PairSource, int]], delta: float | None
     cap = 2e-4
     if drift > 0:
         cap = max(cap, min(math.sqrt(1e-4 * up / drift), 1e-3 * up / shift))
-    return min(cap, max(_MIN_WIDTH, target / shift)), low
+        # that grid over more than 1e6 cells (the squarings' time grows with them): a drift
+        # and a shift of up to a quarter of the target gap, within 1e6 cells (1e9 shuffle
+        # rounds: 1.1e7 cells and 72 s for a 0.02 % bracket at 1e-3; 14 s for 0.3 % at 5e-3)
+        span = max(p.mass.size for p in pess) * probe
+        if span / cap > _REFINE_CELLS:
+            quarter = 0.25 * relative_gap * up
+            cap = max(cap, min(math.sqrt(quarter / drift), quarter / shift,
+                               span / _REFINE_CELLS))
+    width = min(cap, max(_MIN_WIDTH, target / shift))
+    # no coarser than the probe, whose composition (`memo`) the first pass then reads again
+    return min(width, probe), low
 
 
 # epsilon(delta) readings at delta at most this tilt their squarings (`square_compose`)
 _TILT_BELOW = 1e-7
+# ... and those whose delta is at most this many times the rounds' unit round-off: the
+# FFT's absolute round-off grows about linearly with the rounds (1e9 shuffle rounds,
+# n = 1000, eps0 = 1: a ledger of 6e-5 on a 0.01 grid, read +inf at delta 1e-5; tilted,
+# 7e-9)
+_TILT_ROUNDOFFS = 1e4
+
+
+def _tilts(mechanisms: list[tuple[PairSource, int]], delta: float) -> bool:
+    rounds = sum(r for _, r in mechanisms)
+    return delta <= _TILT_BELOW or delta <= _TILT_ROUNDOFFS * rounds * _U
 
 
 def _tail_target(mechanisms: list[tuple[PairSource, int]], delta: float | None,
                  tail: float) -> _Targets | None:
     """The losses to tilt the squarings of an epsilon(delta) reading towards, one per order:
     0.95 of a float guess of that order's epsilon, for one connect-the-dots item at
-    delta <= 1e-7, where the FFT's absolute round-off (1e-9 and more of the mass at
-    T = 1e4) would exceed delta; else None. Only targets: every reading is certified
+    delta <= 1e-7 or within 1e4 unit round-offs per round (`_tilts`), where the FFT's
+    absolute round-off (1e-9 and more of the mass at T = 1e4) would exceed delta; else
+    None. Only targets: every reading is certified
     whatever they are.
 
     Each order has its own: the answer is the larger order's epsilon, and the other order
@@ -354,7 +409,7 @@ def _tail_target(mechanisms: list[tuple[PairSource, int]], delta: float | None,
     there, and the reading tilted at 2.65 certified 1.15 and a lower end of 0). Each probe
     is tilted towards the last guesses; one whose stored bulk a tilt dropped (a guess far
     too high) is retried untilted."""
-    if delta is None or delta > _TILT_BELOW or len(mechanisms) != 1 \
+    if delta is None or not _tilts(mechanisms, delta) or len(mechanisms) != 1 \
             or not connects(mechanisms[0][0]):
         return None
 
@@ -466,7 +521,7 @@ class _Ends(NamedTuple):
 
 def _plan(mechanisms: list[tuple[PairSource, int]], delta: float | None,
           epsilon: float | None, discretization: float | None, relative_gap: float,
-          want_lower: bool) -> _Plan:
+          want_lower: bool, memo: _Memo | None = None) -> _Plan:
     """The starting point of `compose_views`."""
     total_rounds = sum(r for _, r in mechanisms)
     tail = truncation_tail(mechanisms, delta)
@@ -489,7 +544,7 @@ def _plan(mechanisms: list[tuple[PairSource, int]], delta: float | None,
     width = discretization or 2e-4
     target = _tail_target(mechanisms, delta, tail)
     if discretization is None and want_lower:
-        start = _width_for_gap(mechanisms, delta, epsilon, relative_gap, tail, target)
+        start = _width_for_gap(mechanisms, delta, epsilon, relative_gap, tail, target, memo)
         if start is not None:
             width = start[0]
             if delta is None and start[1] > 0:
@@ -503,14 +558,16 @@ def _plan(mechanisms: list[tuple[PairSource, int]], delta: float | None,
 
 def _first_ends(mechanisms: list[tuple[PairSource, int]], plan: _Plan,
                 read: Callable[[LossPmf], float], read_lower: Callable[[LossPmf], float],
-                want_lower: bool, coupled: bool, fixed: bool) -> _Ends:
+                want_lower: bool, coupled: bool, memo: _Memo, fixed: bool) -> _Ends:
     """The first evaluation, on the planned grid or, when it needs too many buckets, a
-    coarser one (`fixed`: a width the caller gave, never coarsened)."""
+    coarser one (`fixed`: a width the caller gave, never coarsened); `memo` holds the
+    planning probes' compositions, dropped once read."""
     width = plan.width
     for coarsened in range(_MAX_COARSENINGS + 1):
         try:
             ev = _evaluate(mechanisms, width, read, read_lower, want_lower, coupled,
-                           plan.tail, budget=plan.budget, at=plan.target)
+                           plan.tail, budget=plan.budget, at=plan.target, memo=memo)
+            memo.clear()
             return _Ends(ev.upper, ev.lower, ev.error, width, ev.floor, ev.cells, width,
                          ev.occupied)
         except OutcomeLimitError:
@@ -660,8 +717,9 @@ def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float 
         raise ParameterError("give exactly one of delta and epsilon")
     want_lower = all(not isinstance(s, ViewPair) or s.grid_exact for s, _ in mechanisms)
     coupled = all(connects(s, itself=True) for s, _ in mechanisms)
-    plan = _plan(mechanisms, delta, epsilon, discretization, relative_gap, want_lower)
-    ends = _first_ends(mechanisms, plan, read, read_lower, want_lower, coupled,
+    memo: _Memo = {}
+    plan = _plan(mechanisms, delta, epsilon, discretization, relative_gap, want_lower, memo)
+    ends = _first_ends(mechanisms, plan, read, read_lower, want_lower, coupled, memo,
                        fixed=discretization is not None)
     if discretization is None:
         ends = _refined(mechanisms, plan, ends, read, read_lower, coupled, delta,
@@ -691,7 +749,7 @@ def _composition(mechanisms: list[tuple[PairSource, int]], ends: _Ends, quantity
     else:
         gap = 0.0 if upper == lower else math.inf
     return PldComposition(upper=up, lower=low, discretization=ends.up_width,
-                          relative_gap=gap, error=ends.error)
+                          relative_gap=gap, error=ends.error, cells=ends.cells)
 
 
 def _label(source: PairSource) -> str:
