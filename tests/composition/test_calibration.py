@@ -56,8 +56,10 @@ def test_an_unreachable_target_and_a_bad_interval_are_refused():
 @pytest.mark.parametrize("integer", [False, True])
 def test_the_risky_end_is_evaluated_only_when_the_search_closes_on_it(integer):
     """The risky end of the interval is the costliest bracket (sigma = 0.1 at delta 1e-300:
-    100 s, where the answer took seconds): it is computed only if every value tried meets
-    the target, and then it is the answer when it meets too."""
+    100 s, where the answer took seconds): it is computed only once three halvings in a
+    row met the target (the boundary is then within the last eighth of the interval), and
+    then it is the answer when it meets too (a rate for a target even rate 1 meets: 16
+    evaluations and 122 s before)."""
     tried = []
 
     def build(sigma):
@@ -66,14 +68,29 @@ def test_the_risky_end_is_evaluated_only_when_the_search_closes_on_it(integer):
 
     # sigma = 1 needs epsilon about 4.4 at delta 1e-5: a target of 1 lies near sigma = 4.3
     out = calibrate(build, lo=0.1, hi=50.0, target_epsilon=1.0, delta=1e-5, increasing=False,
-                    integer=integer, rtol=1e-2)
+                    integer=False, rtol=1e-2)
     assert 3.0 < out.value < 6.0 and out.bracket.upper.value <= 1.0
     assert min(tried) > 0.1 and len(tried) == out.evaluations
+    # integers bisect linearly: 4.3 lies in the last eighth of [1, 50], so the risky end is
+    # tried once, misses, and the search goes on
+    tried.clear()
+    out = calibrate(build, lo=1.0, hi=50.0, target_epsilon=1.0, delta=1e-5, increasing=False,
+                    integer=True)
+    assert out.value == 4.0 and tried.count(1.0) == 1 and len(tried) == out.evaluations
     # a target met across [lo, hi]: the search closes on the risky end and returns it
     tried.clear()
     out = calibrate(build, lo=3.0, hi=50.0, target_epsilon=100.0, delta=1e-5,
                     increasing=False, integer=integer, rtol=1e-2)
     assert out.value == 3.0 and tried[-1] == 3.0 and out.bracket.upper.value <= 100.0
+    assert out.evaluations == 5      # the safe end, three halvings, the risky end
+    # a boundary within the last eighth that the risky end misses: the search goes on
+    tried.clear()
+    out = calibrate(build, lo=0.1, hi=50.0, target_epsilon=40.0, delta=1e-5,
+                    increasing=False, integer=False, rtol=1e-3)
+    assert tried.count(0.1) == 1 and tried.index(0.1) == 4 and out.value > 0.1
+    assert out.bracket.upper.value <= 40.0
+    below = Accountant("add-remove").compose(GaussianNoise(out.value * (1 - 2e-3)), 1)
+    assert below.get_epsilon(1e-5).upper.value > 40.0
 
 
 def test_a_search_closed_against_an_uncertified_value_warns():

@@ -231,7 +231,7 @@ def test_a_probe_with_no_finite_upper_end_is_not_refined(monkeypatch):
     # discrete Laplace x 1e4 at delta 5e-324: the 0.05 probe certifies no finite upper end
     # (its ledger and +inf atom exceed delta); the 1e-3 probe took 17 s to say so again, and
     # the 2e-4 default then spanned 3.7e7 cells (over 60 s for the call). Now one probe,
-    # and a start whose span fits 1e6 cells.
+    # whose own grid is the start (no finer grid has a smaller ledger).
     from accountant.composition import DiscreteLaplaceNoise
 
     items = [(DiscreteLaplaceNoise(1.0, 1).view("substitute"), 10_000)]
@@ -246,4 +246,4 @@ def test_a_probe_with_no_finite_upper_end_is_not_refined(monkeypatch):
     tail = pld.truncation_tail(items, 5e-324)
     width, low = pld.compose._width_for_gap(items, 5e-324, None, 0.008, tail, None)
     assert set(widths) == {0.05} and low == 0.0
-    assert width > 2e-4          # coarsened: the probe's span over 1e6 cells
+    assert width == 0.05

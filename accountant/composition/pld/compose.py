@@ -326,7 +326,12 @@ def _width_for_gap(mechanisms: list[tuple[PairSource, int]], delta: float | None
         # the coupling's shift, hence the gap, scales with the width
         ratio = 0.25 * up / (up - low) if math.isfinite(up) and up > low else 0.0
         probe = max(1e-3, min(0.25, ratio) * probe)
-    if not (math.isfinite(up) and up > 0):
+    if not math.isfinite(up):
+        # no finite upper end: the probe's +inf atom and ledger exceed delta, and no finer
+        # grid has a smaller ledger: the probe's own grid, its composition read again
+        # (`memo`); the rounded fallback may still certify one
+        return probe, 0.0
+    if up <= 0:
         # no value located (delta 5e-324: the probes' ledgers exceed it): the default grid,
         # coarsened so that the probe's composed span fits 1e6 cells (discrete Laplace or
         # randomized response x 1e4 at 5e-324 spanned 3.7e7 cells at 2e-4, minutes of FFTs)
