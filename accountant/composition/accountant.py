@@ -96,8 +96,9 @@ _LATE_ROUTES = ("pld", "rdp")
 # Fewer orders for expensive pairs (2-D views, clone mixtures); chords fill in between.
 SPARSE_ORDERS = (1.1, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 64.0)
 _LARGE_VIEW = 200_000
-# the most cells of the upper end's last grid on which the special pair's lower end is still
-# composed
+# the most cells of the upper end's last grid, tilted, on which the special pair's lower end
+# is still composed (its own tail targets and tilted squarings: 36 s for 1e9 k-RR rounds on
+# 2.5e6 cells; untilted, 1e6 shuffle rounds spend 2 s on 1.7e6 cells)
 _SPECIAL_CELLS = 1_000_000
 
 
@@ -615,7 +616,7 @@ class Accountant:
         known_uppers = [u for u in uppers if u is not None]
         known_lowers = [low for low in lowers if low is not None]
         entries: list[dict[str, Any]] = []
-        lower_width, lower_cells = discretization, 0
+        lower_width, costly = discretization, 0
         if len(known_uppers) == len(uppers):
             try:
                 out = self._compose_aligned(known_uppers, delta, epsilon, discretization)
@@ -625,7 +626,7 @@ class Accountant:
                 # the lower pairs are composed once on the upper end's final grid (no
                 # refinement of their own: half the work, a comparable absolute error)
                 lower_width = discretization or out.discretization
-                lower_cells = out.cells
+                costly = out.cells if out.tilted else 0
                 entry: dict[str, Any] = {
                     "method": "pld.pessimistic",
                     "result": out.upper.with_(method=f"[pld] {out.upper.method}"),
@@ -647,11 +648,10 @@ class Accountant:
             entries.append({"method": "pld", "skipped": "; ".join(
                 e.notes.get("pld", f"{e.label}: no dominating pair") for e in self._ledger
                 if e.upper_source is None)})
-        if not same and len(known_lowers) == len(lowers) and lower_cells > _SPECIAL_CELLS:
-            # a lower end for the mechanism on a grid that costs as much as the upper end
-            # again (1e9 k-RR rounds: 36 s for 2e6 cells)
+        if not same and len(known_lowers) == len(lowers) and costly > _SPECIAL_CELLS:
+            # a lower end for the mechanism that costs as much as the upper end again
             entries.append({"method": "pld.special_pair", "skipped": (
-                f"the neighbouring pair's composition would span {lower_cells:,} cells "
+                f"the neighbouring pair's tilted composition would span {costly:,} cells "
                 f"(more than {_SPECIAL_CELLS:,}): no lower end for the mechanism")})
         elif not same and len(known_lowers) == len(lowers):
             try:

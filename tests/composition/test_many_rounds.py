@@ -51,7 +51,12 @@ def test_the_special_pair_is_skipped_only_on_a_costly_grid(monkeypatch, limit, s
     from accountant.composition import accountant as acc
 
     monkeypatch.setattr(acc, "_SPECIAL_CELLS", limit)
-    report = Accountant().compose(KRR(n=50, epsilon0=2.0, k=3), count=20).report(delta=1e-6)
+    # tilted squarings (delta <= 1e-7) over more cells than the limit: skipped; untilted,
+    # never (1e6 shuffle rounds at 1e-5 keep their lower end on 1.7e6 cells)
+    ledger = Accountant().compose(KRR(n=50, epsilon0=2.0, k=3), count=20)
+    untilted = ledger.report(delta=1e-6)
+    assert "pld.special_pair.optimistic" in {e["method"] for e in untilted.entries}
+    report = ledger.report(delta=1e-8)
     methods = {e["method"]: e for e in report.entries}
     assert ("pld.special_pair" in methods) is skipped
     assert ("pld.special_pair.optimistic" in methods) is not skipped
