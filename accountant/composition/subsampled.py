@@ -49,8 +49,10 @@ RELATIONS = ("substitute", "add-remove")
 _U = rounding.UNIT_ROUNDOFF
 # outcomes (c, a) formed at once: about 30 float arrays of this length are alive per chunk
 _CHUNK_OUTCOMES = 1 << 18
-# the most outcomes whose atoms a pair keeps between grid widths (4 arrays: 64 MiB)
-_CACHED_OUTCOMES = 1 << 21
+# the most outcomes whose atoms a pair keeps between grid widths (4 arrays: 256 MiB a
+# direction): n = 1e6 users at q = 0.01 have 6.2e6 and rebuilt them for each of 12 widths
+# tried (60 s for one epsilon; kept, 24 s and 0.58 GiB)
+_CACHED_OUTCOMES = 1 << 23
 # (loss, its error, log mass in the block, its error, the block's log weights)
 _Chunk = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[float, float, float]]
 # the widest mixture binned here (pld.pmf_from_entries refuses wider single pairs too)

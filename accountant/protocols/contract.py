@@ -25,7 +25,7 @@ import math
 import numbers
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, Generic, TypeVar
 
 from accountant.domains import ALPHA, DELTA, EPSILON, SAMPLING_RATE, Interval
@@ -359,8 +359,30 @@ def _stamp_one(fn: Callable[..., Bracket], domain: Interval | None) -> Callable[
             out = _beyond_max_divergence(self, args[0] if args else kwargs[domain.name])
         if out is None:
             out = fn(self, *args, **kwargs)
+        if domain is DELTA:
+            out = _within_max_divergence(self, out, args[0] if args else kwargs["delta"])
         return out if self.one_pair() else out.for_mechanism()
     return stamped
+
+
+def _within_max_divergence(mech: Mechanism, out: Bracket, delta: float) -> Bracket:
+    """eps(delta) is at most the max-divergence at every delta: an infinite upper end (a
+    family's (eps, delta) bound that gives up at tiny delta: a randomizer matrix's blanket
+    bound read +inf at delta <= 1e-20, where its epsilon0 = log 5 holds) is replaced by
+    the certified max-divergence."""
+    if out.upper is None or out.upper.is_finite:
+        return out
+    try:
+        top = mech.max_divergence().upper
+    except AccountantError:     # a family without one keeps its answer
+        return out
+    if top is None or not top.is_finite:
+        return out
+    cap = Result(quantity="epsilon", value=top.upper_end(), kind=Kind.UPPER,
+                 direction=Direction.MAX,
+                 method=f"eps(delta) <= the max-divergence {top.upper_end():.6g} "
+                        f"({top.method})", source=top.source, at=float(delta))
+    return replace(out, upper=cap)
 
 
 def _beyond_max_divergence(mech: Mechanism, epsilon: float) -> Bracket | None:

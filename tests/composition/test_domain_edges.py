@@ -3,6 +3,8 @@ times an RDP curve), so it has a maximum; 10**400 raised a bare OverflowError.""
 
 from __future__ import annotations
 
+import math
+
 import mpmath
 import pytest
 
@@ -72,3 +74,24 @@ def test_subsampled_delta_at_a_huge_epsilon_answers_quickly(event):
     # closed forms are below 1e-300
     b = Accountant().compose(event, 3).get_delta(1e300)
     assert 0 <= b.lower.value <= b.upper.value <= 1e-12
+
+
+def test_epsilon_at_tiny_delta_is_never_above_the_max_divergence():
+    # a randomizer matrix's single round (the probe of 2026-11-27): its blanket bound's
+    # upper end was +inf at delta <= 1e-20, above the mechanism's certified
+    # max-divergence log 5, while two rounds read the finite 2 log 5 (fewer rounds, worse)
+    from accountant.composition import Accountant
+    from accountant.protocols.randomizer import Randomizer, RandomizerMechanism
+
+    m = RandomizerMechanism(matrix=Randomizer.from_rows([[0.6, 0.3, 0.1], [0.2, 0.3, 0.5]]),
+                            n=3)
+    top = m.max_divergence().upper.value
+    assert abs(top - math.log(5)) < 1e-12
+    for delta in (1e-12, 1e-30, 5e-324):
+        own = m.epsilon_for_delta(delta)
+        assert own.upper.value <= top and own.lower.value <= own.upper.value
+        b = Accountant().compose(m, count=1).get_epsilon(delta)
+        assert b.lower.value <= b.upper.value <= top
+        assert b.upper.value <= Accountant().compose(m, count=2).get_epsilon(delta).upper.value
+    # the truth at tiny delta is the max-divergence itself: the lower end is close to it
+    assert m.epsilon_for_delta(5e-324).lower.value > 0.999 * top
