@@ -55,6 +55,9 @@ _CHUNK_OUTCOMES = 1 << 18
 _CACHED_OUTCOMES = 1 << 23
 # (loss, its error, log mass in the block, its error, the block's log weights)
 _Chunk = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[float, float, float]]
+# add/remove: (log of the windows' cut masses (M, K), per order (loss, log central mass,
+# its error bound))
+_ArAtoms = tuple[float, float, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]
 # the widest mixture binned here (pld.pmf_from_entries refuses wider single pairs too)
 _MAX_SPAN = 8_000_000
 
@@ -75,6 +78,9 @@ class SubsampledPair(LossPmfSource):
     # the substitute measure's atoms by (pessimistic, tail, blocks) (`_substitute_atoms`)
     _atoms: dict[tuple[bool, float, int], tuple[float, list[_Chunk]]] = field(
         default_factory=dict, init=False, repr=False, compare=False)
+    # the add/remove atoms by tail, both directions' (`_add_remove_atoms`)
+    _ar_atoms: dict[float, _ArAtoms] = field(default_factory=dict, init=False, repr=False,
+                                             compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.pair, ClonePair):
@@ -260,8 +266,13 @@ class SubsampledPair(LossPmfSource):
         margin = 2 * err[live] + 32 * _U * (np.abs(core_p[live]) + np.abs(core_q[live]) + 1)
         return loss, margin, lbc[live] + core_p[live], err[live]
 
-    def _add_remove(self, width: float, pessimistic: bool, tail: float,
-                    connect: bool = False) -> list[LossPmf]:
+    def _add_remove_atoms(self, tail: float) -> _ArAtoms:
+        """The add/remove measure's atoms, the same for both directions and every grid
+        width: computed once per tail while they stay small (n = 1e6, q = 0.01: 6 s each,
+        built again for each of the 6 widths of one reading)."""
+        hit = self._ar_atoms.get(tail)
+        if hit is not None:
+            return hit
         q = float(self.sampling_rate)
         n_other = int(self.pair.others)
         r = math.exp(-self.pair.epsilon0)            # clone probability of a participant
@@ -271,9 +282,7 @@ class SubsampledPair(LossPmfSource):
         ms = np.arange(lo, hi + 1, dtype=float)
         log_pm = binomial_logpmf(ms, float(n_other), keep)
         err_m = log_pmf_error(log_pm) + 16 * _U * (ms + (n_other - ms)) + ULP_SLACK
-        sign = 1.0 if pessimistic else -1.0
-        out: list[list[np.ndarray]] = [[], [], [], []]   # index/mass for both orders
-        errs: list[list[np.ndarray]] = [[], []]           # log-mass errors (connect)
+        out: list[list[np.ndarray]] = [[], [], [], [], [], []]  # (loss, log mass, err) x 2
         log_out_k = -math.inf
         log_q = math.log(q)
         log_1q = math.log1p(-q) if q < 1 else -math.inf
@@ -293,23 +302,29 @@ class SubsampledPair(LossPmfSource):
                 live = np.isfinite(la)
                 with np.errstate(invalid="ignore"):
                     loss = np.where(np.isfinite(lb_), la - lb_, np.inf)[live]
-                if connect:
-                    # central log-masses; their error bound goes to the split's ledger
-                    # (the lower measure: the same atoms, read from below)
-                    out[2 * side].append(loss)
-                    out[2 * side + 1].append(lpm + la[live])
-                    errs[side].append(err[live] + 4 * _U)
-                    continue
-                mass = np.exp(lpm + la[live] + sign * err[live]) * (1 + sign * 4 * _U)
-                out[2 * side].append(loss)
-                out[2 * side + 1].append(mass)
+                out[3 * side].append(loss)
+                out[3 * side + 1].append(lpm + la[live])
+                out[3 * side + 2].append(err[live])
+        sides = [(np.concatenate(out[3 * side]), np.concatenate(out[3 * side + 1]),
+                  np.concatenate(out[3 * side + 2])) for side in (0, 1)]
+        atoms = (log_out_m, log_out_k, sides)
+        if sides[0][0].size <= _CACHED_OUTCOMES:
+            self._ar_atoms.clear()
+            self._ar_atoms[tail] = atoms
+        return atoms
+
+    def _add_remove(self, width: float, pessimistic: bool, tail: float,
+                    connect: bool = False) -> list[LossPmf]:
+        n_other = int(self.pair.others)
+        sign = 1.0 if pessimistic else -1.0
+        log_out_m, log_out_k, sides = self._add_remove_atoms(tail)
         result = []
         outside = 2 * math.exp(log_out_m) + 2 * math.exp(log_out_k) if pessimistic else 0.0
-        for side in (0, 1):
-            loss = np.concatenate(out[2 * side])
+        for loss, log_mass, err_mass in sides:
             if connect:
-                log_mass = np.concatenate(out[2 * side + 1])
-                err = np.concatenate(errs[side])
+                # central log-masses; their error bound goes to the split's ledger (the
+                # lower measure: the same atoms, read from below)
+                err = err_mass + 4 * _U
                 atoms = np.isposinf(loss)
                 finite = ~atoms
                 margin = 32 * _U * (np.abs(loss[finite]) + math.log(n_other + 2) + 1)
@@ -321,7 +336,7 @@ class SubsampledPair(LossPmfSource):
                 inf_rel = float(np.expm1(np.max(err[atoms], initial=0.0))) + 1e-12
                 result.append(replace(pmf, relative=rounding.up(max(pmf.relative, inf_rel))))
                 continue
-            mass = np.concatenate(out[2 * side + 1])
+            mass = np.exp(log_mass + sign * err_mass) * (1 + sign * 4 * _U)
             atoms = np.isposinf(loss)
             infinity = float(np.sum(mass[atoms])) * (1 + sign * 1e-12)
             finite = ~atoms
