@@ -111,24 +111,23 @@ def calibrate(build: Callable[[float], Accountant], *, lo: float, hi: float,
     # where the risky end costs about what the values left to try cost, and it often
     # ends the search (a sampling rate for a target epsilon of 699 that even rate 1
     # meets: 16 evaluations and 122 s)
-    good, bad, met = safe, risky, 0
+    good, bad, met, tried = safe, risky, 0, False
     while abs(bad - good) > rtol * abs(good) and not (integer and abs(bad - good) <= 1):
-        if bad == risky and met == 3:
+        if bad == risky and met >= 3 and not tried:
+            tried = True
             risky_bracket = evaluate(risky)
             if meets(risky_bracket):
                 return Calibration(risky, risky_bracket, missed, target_epsilon, delta,
                                    count)
-            met = -1   # known to miss: bisect on
         mid = math.sqrt(good * bad) if not integer else float(round((good + bad) / 2))
         if mid in (good, bad):
             break
         b = evaluate(mid)
         if meets(b):
-            good, good_bracket = mid, b
-            met += met >= 0
+            good, good_bracket, met = mid, b, met + 1
         else:
-            bad, met = mid, -1
-    if bad == risky and met != -1:
+            bad = mid
+    if bad == risky and not tried:
         risky_bracket = evaluate(risky)
         if meets(risky_bracket):
             return Calibration(risky, risky_bracket, missed, target_epsilon, delta, count)

@@ -100,7 +100,7 @@ _Targets = tuple[float | None, ...]
 # one `compose_views` call's composed measures by (width, pessimistic, tail, connect, budget,
 # targets): the probe whose width is chosen is not composed again by the first pass (1e9
 # k-RR rounds: 2.5e6 cells, 15 s each)
-_Memo = dict[tuple[float, bool, float, bool, float, "_Targets | None"],
+_Memo = dict[tuple[float, bool, float, bool, float, _Targets | None],
              tuple[list[LossPmf], list[tuple[int, int]]]]
 
 
