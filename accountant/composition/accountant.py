@@ -28,7 +28,9 @@ Routes, each used when every entry of the ledger supports it:
 - `rdp`: the sum of the entries' RDP curves, converted (Mironov, CKS, optimal); a curve
   built by a pipeline that is not a theorem (ZW19 on a replace-one curve) is heuristic:
   listed, never an end of the bracket;
-- `kov`: identical (epsilon, delta) entries, composed exactly (KOV);
+- `kov`: entries that are (epsilon, delta) classes, or members of the (eps, 0)-DP class by
+  a certified max-divergence: KOV's exact optimum for identical classes (an upper end only
+  for members), basic composition for different ones;
 - `analytic`: Gaussian entries only (no sampling): one Gaussian with mu^2 summed; or a
   single Laplace run (closed form).
 
@@ -44,6 +46,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any
 
 import mpmath
@@ -73,12 +76,13 @@ from accountant.composition.noise import (
 from accountant.composition.rdp import DEFAULT_ORDERS, ROUNDS, RdpCurve
 from accountant.composition.sampled_gaussian import sampled_gaussian_rdp_curve
 from accountant.composition.subsampled import RELATIONS, SubsampledPair
+from accountant.divergence import max_divergence
 from accountant.domains import DELTA, EPSILON, trusted
 from accountant.errors import AccountantError, ParameterError, PrecisionError
 from accountant.numeric import rounding
 from accountant.pairs.clones import ClonePair
 from accountant.protocols.contract import DominatingPair, Mechanism
-from accountant.result import Bracket, Direction, Kind, Result, Scope
+from accountant.result import Bracket, Direction, Kind, Result, Scope, Source
 from accountant.view import ViewPair
 
 __all__ = ["Accountant", "LedgerEntry", "Report", "dominating_source", "ROUTES",
@@ -147,6 +151,9 @@ class LedgerEntry:
         curve_factory: builds the event's RDP curve (UPPER/EXACT, or HEURISTIC), or None.
         eps_delta: (epsilon, delta) for KOV when the event is exactly the class of
             (epsilon, delta)-DP mechanisms.
+        pure_factory: a certified upper end on one run's max-divergence under the
+            ledger's relation (the event is then in the class of (eps, 0)-DP mechanisms,
+            for KOV and basic composition), or None.
         gaussian_mu: sensitivity/sigma of an unsampled Gaussian (analytic route).
         laplace_epsilon0: sensitivity/b of an unsampled Laplace event (analytic route when
             it is the only run in the ledger).
@@ -161,6 +168,7 @@ class LedgerEntry:
     lower_source: pld.PairSource | None = None
     curve_factory: Callable[[], RdpCurve | None] | None = None
     eps_delta: tuple[float, float] | None = None
+    pure_factory: Callable[[], float | None] | None = None
     gaussian_mu: float | None = None
     laplace_epsilon0: float | None = None
     notes: dict[str, str] = field(default_factory=dict)
@@ -168,6 +176,8 @@ class LedgerEntry:
     event: Any = None  # the composed record (Subsampled wrapper included), for exports
     _curve: RdpCurve | None = field(default=None, repr=False)
     _curve_done: bool = field(default=False, repr=False)
+    _pure: float | None = field(default=None, repr=False)
+    _pure_done: bool = field(default=False, repr=False)
 
     def curve(self) -> RdpCurve | None:
         """The event's RDP curve for one run (built once).
@@ -179,6 +189,17 @@ class LedgerEntry:
             self._curve = None if self.curve_factory is None else self.curve_factory()
             self._curve_done = True
         return self._curve
+
+    def pure_epsilon(self) -> float | None:
+        """A certified eps with one run eps-DP under the ledger's relation (built once).
+
+        Returns:
+            The float, or None when the event has no finite certified max-divergence.
+        """
+        if not self._pure_done:
+            self._pure = None if self.pure_factory is None else self.pure_factory()
+            self._pure_done = True
+        return self._pure
 
 
 @dataclass(frozen=True)
@@ -375,7 +396,8 @@ class Accountant:
                 notes["pld"] = f"{label}: {mech.no_pair_reason}"
             return LedgerEntry(label, count, upper_source=source,
                                lower_source=view if view is not None and view.grid_exact
-                               else None, curve_factory=base_curve, notes=notes)
+                               else None, curve_factory=base_curve, notes=notes,
+                               pure_factory=lambda: _mechanism_pure(mech))
         q = 1.0 if rate is None else rate
         label = f"{label} sampled at q={q}" if rate is not None else label
         upper = None
@@ -405,10 +427,22 @@ class Accountant:
             return subsampling.poisson_subsampled.unchecked(base, sampling_rate=q,
                                                   base_relation="replace-one")
 
+        pure = None
+        if self.neighboring == "add-remove":
+            notes["kov"] = (f"{label}: under add/remove the message count reveals "
+                            "presence (no finite max-divergence)")
+        elif type(mech).max_divergence_is_local:
+            # joint quasi-convexity: the round is a mixture over the participating set of
+            # pairs that are the same (the user sits out) or one substitution among n' <= n
+            # users, each within the local epsilon0 whatever n'
+            pure = lambda: _mechanism_pure(mech)  # noqa: E731
+        else:
+            notes["kov"] = (f"{label}: {mech.name}'s max-divergence is its bound at n, not "
+                            "at the fewer users a sampled round may have")
         # lower end: one real neighbouring pair's view (the special pair's count of y* under
         # Poisson participation), whose optimistic PLD is a lower bound on the mechanism
         return LedgerEntry(label, count, upper_source=upper, lower_source=lower,
-                           curve_factory=heuristic_curve, notes=notes)
+                           curve_factory=heuristic_curve, notes=notes, pure_factory=pure)
 
     def _eps_delta(self, event: EpsilonDelta, count: int, rate: float | None) -> LedgerEntry:
         e, d = float(event.epsilon), float(event.delta)
@@ -426,17 +460,21 @@ class Accountant:
         factory = None if base is None else (lambda: subsampling.poisson_subsampled.unchecked(
             base(), sampling_rate=rate, base_relation=relation))
         notes = {} if d == 0 else {"rdp": f"{label} has no RDP curve"}
-        upper = None
+        upper, pure = None, None
         if self.neighboring == "add-remove":
             # amplification by Poisson sampling for add/remove: (log(1 + q(e^eps - 1)), q delta)
-            e2 = rounding.up(math.log1p(rate * math.expm1(e)) * (1 + 8 * rounding.UNIT_ROUNDOFF))
+            e2 = _amplified(e, rate)
             d2 = rounding.up(rate * d)
             upper = kov.kov_view_pair(epsilon=e2, delta=d2)
+            pure = e2 if d == 0 else None
         else:
             notes["pld"] = (f"{label}: an (epsilon, delta) guarantee under substitution says "
                             "nothing about absent users; no certified subsampled bound")
+            pure = e if d == 0 else None  # a mixture of pairs within e (quasi-convexity)
+        if pure is None:
+            notes["kov"] = f"{label}: delta > 0 and sampled (no exact class for KOV)"
         return LedgerEntry(label, count, upper_source=upper, curve_factory=factory,
-                           notes=notes)
+                           notes=notes, pure_factory=None if pure is None else lambda: pure)
 
     def _noise(self, event: GaussianNoise | LaplaceNoise, count: int,
                rate: float | None) -> LedgerEntry:
@@ -446,12 +484,21 @@ class Accountant:
         label = f"{family}(noise_multiplier={scale}" + (
             f", sampled at q={rate})" if rate is not None else ")")
         relation = self.neighboring
+        inv = sensitivity_factor(relation) / scale
+        pure = None
+        if family == "laplace":
+            # Laplace noise is (shift/b)-DP; a sampled round mixes pairs within that (and
+            # add/remove amplifies it to log(1 + q(e^eps - 1)))
+            e0 = rounding.up(inv * (1 + 2 * rounding.UNIT_ROUNDOFF))
+            pure = _amplified(e0, rate) if rate is not None and relation == "add-remove" \
+                else e0
+        pure_factory = None if pure is None else (lambda: pure)
         if rate is None:
-            inv = sensitivity_factor(relation) / scale
             return LedgerEntry(label, count, upper_source=pair, lower_source=pair,
                                curve_factory=lambda: noise_rdp_curve(family, scale, relation),
                                gaussian_mu=inv if family == "gaussian" else None,
-                               laplace_epsilon0=inv if family == "laplace" else None)
+                               laplace_epsilon0=inv if family == "laplace" else None,
+                               pure_factory=pure_factory)
         if family == "gaussian" and relation == "add-remove":
             # the exact sampled-Gaussian curve on fractional orders (MTZ19), not the generic
             # subsampling bound on integer ones (17 % looser on the DP-SGD event)
@@ -463,7 +510,8 @@ class Accountant:
                            curve_factory=lambda: subsampling.poisson_subsampled.unchecked(
                                noise_rdp_curve(family, scale, relation,
                                                tuple(float(a) for a in range(2, 65))),
-                               sampling_rate=rate, base_relation=base))
+                               sampling_rate=rate, base_relation=base),
+                           pure_factory=pure_factory)
 
     def _rdp(self, curve: RdpCurve, count: int, rate: float | None) -> LedgerEntry:
         label = f"rdp-curve({curve.method})"
@@ -782,15 +830,37 @@ class Accountant:
 
     def _route_kov(self, delta: float | None, epsilon: float | None,
                    discretization: float | None, asked: bool) -> list[dict[str, Any]]:
-        pairs = {e.eps_delta for e in self._ledger if e.eps_delta is not None}
-        if any(e.eps_delta is None for e in self._ledger):
-            return [{"method": "kov", "skipped": "KOV composes eps-delta mechanisms only, "
-                                                 "without subsampling"}]
-        if len(pairs) > 1:
-            return [{"method": "kov", "skipped": "heterogeneous (epsilon, delta): the exact "
-                                                 "optimum is #P-hard; see the pld entries"}]
-        (e, d), = pairs
-        k = sum(x.count for x in self._ledger)
+        # each entry as a class: exactly (epsilon, delta)-DP (an EpsilonDelta), or a member
+        # of the (eps, 0)-DP class by its certified max-divergence (whose KOV value is then
+        # an upper end only)
+        classes: list[tuple[float, float, int]] = []
+        exact = True
+        # events with nothing to offer first: no max-divergence is computed in vain (GKM's
+        # takes minutes)
+        missing = [m for m in self._ledger if m.eps_delta is None and m.pure_factory is None]
+        for entry in [] if missing else self._ledger:
+            if entry.eps_delta is not None:
+                classes.append((*entry.eps_delta, entry.count))
+                continue
+            pure = entry.pure_epsilon()
+            if pure is None or not math.isfinite(pure):
+                missing.append(entry)
+            else:
+                classes.append((pure, 0.0, entry.count))
+                exact = False
+        if missing:
+            return [{"method": "kov", "skipped": (
+                "KOV composes (epsilon, delta) events and events with a certified "
+                "max-divergence: " + "; ".join(
+                    m.notes.get("kov", f"{m.label} has no finite certified max-divergence")
+                    for m in missing))}]
+        if len({(e, d) for e, d, _ in classes}) > 1:
+            return _basic_composition(classes, delta, epsilon)
+        (e, d, _), k = classes[0], sum(c for _, _, c in classes)
+        if not exact and e > _KOV_FLOAT_EPSILON and k > kov.MP_ROUNDS:
+            # KOV's float window stops at e^eps's range and its mpmath sum runs over every
+            # round: basic composition is the answer (exact too at that eps)
+            return _basic_composition(classes, delta, epsilon)
         out: list[dict[str, Any]] = []
         if delta is not None:
             out.append({"method": "kov", "result": kov.epsilon_kov(
@@ -808,7 +878,10 @@ class Accountant:
                 epsilon=e, delta=d, rounds=k, epsilon_total=epsilon_total)})
         for item in out:
             if "result" in item:
-                item["result"] = item["result"].with_(method=f"[kov] {item['result'].method}")
+                r = item["result"]
+                if not exact and r.kind is Kind.EXACT:
+                    r = _dominated(r, e)
+                item["result"] = r.with_(method=f"[kov] {r.method}")
         return out
 
     # ------------------------------------------------------------------ exports
@@ -848,7 +921,8 @@ def _view_entry(view: ViewPair, count: int) -> LedgerEntry:
         orders = SPARSE_ORDERS + (math.inf,)
     return LedgerEntry(label, count, upper_source=view,
                        lower_source=view if view.grid_exact else None,
-                       curve_factory=lambda: RdpCurve.from_view(view, orders), pair_only=True)
+                       curve_factory=lambda: RdpCurve.from_view(view, orders), pair_only=True,
+                       pure_factory=lambda: _view_pure(view))
 
 
 def _randomized_response_entry(event: RandomizedResponse, count: int) -> LedgerEntry:
@@ -857,7 +931,8 @@ def _randomized_response_entry(event: RandomizedResponse, count: int) -> LedgerE
     label = (f"randomized-response(noise_parameter={event.noise_parameter}, "
              f"num_buckets={event.num_buckets})")
     return LedgerEntry(label, count, upper_source=view, lower_source=view,
-                       curve_factory=lambda: RdpCurve.from_view(view, DEFAULT_ORDERS))
+                       curve_factory=lambda: RdpCurve.from_view(view, DEFAULT_ORDERS),
+                       pure_factory=lambda: _view_pure(view))
 
 
 def _discrete_laplace_entry(event: DiscreteLaplaceNoise, count: int,
@@ -869,7 +944,8 @@ def _discrete_laplace_entry(event: DiscreteLaplaceNoise, count: int,
              f"sensitivity={event.sensitivity})")
     orders = DEFAULT_ORDERS if view.size <= _LARGE_VIEW else SPARSE_ORDERS + (math.inf,)
     return LedgerEntry(label, count, upper_source=view, lower_source=view,
-                       curve_factory=lambda: RdpCurve.from_view(view, orders))
+                       curve_factory=lambda: RdpCurve.from_view(view, orders),
+                       pure_factory=lambda: _view_pure(view))
 
 
 def _without_replacement_entry(event: SampledWithoutReplacement, count: int) -> LedgerEntry:
@@ -880,6 +956,83 @@ def _without_replacement_entry(event: SampledWithoutReplacement, count: int) -> 
              f"replacement: {event.sample_size} of {event.dataset_size})")
     return LedgerEntry(label, count, upper_source=pair, lower_source=pair,
                        curve_factory=lambda: sampled_gaussian_rdp_curve.unchecked(scale, rate))
+
+
+def _amplified(epsilon: float, rate: float) -> float:
+    """log(1 + q(e^eps - 1)) rounded up: an eps-DP event Poisson-sampled at rate q under
+    add/remove (both orders)."""
+    return rounding.up(math.log1p(rate * math.expm1(epsilon)) * (1 + 8 * rounding.UNIT_ROUNDOFF))
+
+
+# beyond this per-round eps KOV's float window overflows (kov._FLOAT_EPSILON)
+_KOV_FLOAT_EPSILON = 700.0
+
+
+def _dominated(r: Result, epsilon: float) -> Result:
+    """KOV's exact value for the class of (eps, 0)-DP mechanisms, read for events that are
+    only members of it: an upper end (delta = 0 stays exact: nothing is below it)."""
+    up = r.upper_end()
+    if r.quantity == "delta" and up == 0:
+        return r.with_(value=0.0, radius=0.0)
+    return Result(quantity=r.quantity, value=up, kind=Kind.UPPER, direction=Direction.MAX,
+                  method=f"{r.method}, each event within its certified max-divergence "
+                         f"(the class of {epsilon:.6g}-DP mechanisms)",
+                  source=r.source, at=r.at)
+
+
+def _basic_composition(classes: list[tuple[float, float, int]], delta: float | None,
+                       epsilon: float | None) -> list[dict[str, Any]]:
+    """Basic composition of (eps_i, delta_i) classes: (sum eps_i, sum delta_i)-DP, summed
+    in exact rationals and rounded up (heterogeneous classes: KOV's exact optimum is
+    #P-hard; the PLD route composes their dominating pairs more tightly where it can)."""
+    eps_sum = rounding.up(sum((Fraction(c) * Fraction(e) for e, _, c in classes), Fraction(0)))
+    delta_sum = sum((Fraction(c) * Fraction(d) for _, d, c in classes), Fraction(0))
+    method = (f"[kov] basic composition of {len(classes)} (epsilon, delta) classes: "
+              f"sum of epsilons {eps_sum:.6g}, sum of deltas {float(delta_sum):.3g}")
+    if delta is not None:
+        if delta_sum > Fraction(delta):
+            return [{"method": "kov.basic", "skipped": (
+                f"basic composition needs delta >= the sum of deltas {float(delta_sum):.3g}")}]
+        return [{"method": "kov.basic", "result": Result(
+            quantity="epsilon", value=eps_sum, kind=Kind.UPPER, direction=Direction.MAX,
+            method=method, source=_BASIC, at=float(delta))}]
+    at = _given(epsilon)
+    if Fraction(at) < Fraction(eps_sum):
+        return [{"method": "kov.basic", "skipped": (
+            f"basic composition says delta = the sum of deltas only from epsilon = the sum "
+            f"of epsilons {eps_sum:.6g} on")}]
+    value = min(1.0, rounding.up(delta_sum))
+    return [{"method": "kov.basic", "result": Result(
+        quantity="delta", value=value, kind=Kind.EXACT if value == 0 else Kind.UPPER,
+        direction=Direction.MAX, method=method, source=_BASIC, at=float(at))}]
+
+
+_BASIC = Source(citation="Dwork, Roth, The Algorithmic Foundations of Differential Privacy "
+                         "(2014)", locator="Theorem 3.16 (basic composition)")
+
+
+def _certified(end: Result | None) -> float | None:
+    """A finite float upper end of a max-divergence, or None."""
+    if end is None or end.kind not in (Kind.EXACT, Kind.UPPER) or not end.is_finite:
+        return None
+    return end.upper_end()
+
+
+def _mechanism_pure(mech: Mechanism) -> float | None:
+    """The mechanism's certified max-divergence, when it is a statement about every pair."""
+    try:
+        up = mech.max_divergence().upper
+    except AccountantError:
+        return None
+    return _certified(up) if up is not None and up.scope is Scope.MECHANISM else None
+
+
+def _view_pure(view: ViewPair) -> float | None:
+    """A view's certified max-divergence over both orders."""
+    try:
+        return _certified(max_divergence(view))
+    except AccountantError:
+        return None
 
 
 # a route of `Accountant.report`: (delta, epsilon, discretization, asked) -> entries
@@ -964,6 +1117,8 @@ def _relative_width(entries: list[dict[str, Any]], quantity: str, at: float) -> 
     b = _bracket(entries, quantity, at)
     up = float(b.upper) if b.upper is not None else math.inf
     low = float(b.lower) if b.lower is not None else -math.inf
+    if up == 0 and b.upper is not None and b.upper.kind is Kind.EXACT:
+        return 0.0  # delta = 0 exactly (eps at least the sum of max-divergences)
     if not (math.isfinite(up) and math.isfinite(low)) or up <= 0:
         return math.inf
     return (up - low) / up

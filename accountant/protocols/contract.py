@@ -272,6 +272,13 @@ class Mechanism(abc.ABC):
 
     no_pair_reason: ClassVar[str] = "no dominating pair is implemented for this protocol"
 
+    # True when `max_divergence().upper` is the local randomizer's pure guarantee (every
+    # view post-processes independent reports), so it holds for ANY number of users: what
+    # a Poisson-subsampled substitute round needs, since the users taking part are a
+    # random subset (a shuffled protocol's own bound at n, e.g. GKM's, may grow as n
+    # shrinks and is not enough)
+    max_divergence_is_local: ClassVar[bool] = False
+
     def subsampling_pair(self) -> DominatingPair | None:
         """A clones-family pair dominating every neighbouring pair of the round, for the
         rounds whose set of users varies (Poisson sampling, add/remove): the dominating

@@ -10,7 +10,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from accountant.composition import pld
+from accountant.composition import kov, pld
 from accountant.composition.accountant import (
     Accountant,
     EpsilonDelta,
@@ -244,9 +244,13 @@ def test_subsampled_shuffle_round_and_honest_routes():
 
 
 def test_events_without_a_certified_route_get_the_trivial_upper_end():
-    acc = Accountant().compose(Subsampled(EpsilonDelta(1.0), 0.1), 3)
+    acc = Accountant().compose(Subsampled(EpsilonDelta(1.0, 1e-9), 0.1), 3)
     bracket = acc.get_epsilon(1e-6)
     assert bracket.upper.value == math.inf and "trivial" in bracket.upper.method
+    # with delta = 0 each sampled round is still 1-DP (no amplification): KOV's class value
+    pure = Accountant().compose(Subsampled(EpsilonDelta(1.0), 0.1), 3).get_epsilon(1e-6)
+    assert pure.upper.value == pytest.approx(kov.epsilon_kov(
+        epsilon=1.0, delta=0.0, rounds=3, delta_total=1e-6).upper_end(), rel=1e-12)
     # under add/remove the amplification theorem applies
     amplified = Accountant("add-remove").compose(Subsampled(EpsilonDelta(1.0), 0.1), 3)
     # (log(1 + q(e - 1)), 0)-DP three times: at most 3 eps' (plus the PLD grid's slack)

@@ -40,9 +40,14 @@ def test_protocol_spec_lists_every_method_and_picks_the_smallest_upper(capsys):
     assert status == 0
     uppers = [m for m in out["methods"] if m.get("kind") in ("upper", "exact")]
     assert {m["method"] for m in uppers} == {"rdp.mironov", "rdp.cks", "rdp.optimal",
-                                             "pld.pessimistic"}
+                                             "pld.pessimistic", "kov", "drv"}
     assert out["epsilon"]["value"] == min(m["value"] for m in uppers)
-    assert any(m.get("skipped") for m in out["methods"] if m["method"] == "kov")
+    # KOV of the class of 1-DP mechanisms: an upper end (binary RR is in the class), far
+    # above the shuffled rounds' own PLD value
+    kov_entry = next(m for m in uppers if m["method"] == "kov")
+    assert kov_entry["kind"] == "upper"
+    exact = epsilon_kov(epsilon=1.0, delta=0.0, rounds=20, delta_total=1e-6).upper_end()
+    assert kov_entry["value"] == pytest.approx(exact, rel=1e-12) and exact > out["epsilon"]["value"]
 
 
 def test_rdp_curve_file_and_at_epsilon(tmp_path, capsys, rr):
@@ -57,15 +62,18 @@ def test_rdp_curve_file_and_at_epsilon(tmp_path, capsys, rr):
 
 def test_sampling_rate_marks_the_caveat_and_skips_pld(capsys):
     """ZW19 on a replace-one curve is Girgis et al.'s heuristic pipeline: its values are
-    listed as heuristic and never chosen; with no certified method the upper end is the
-    trivial one."""
+    listed as heuristic and never chosen; the certified upper end is then KOV's for the
+    class of 1-DP mechanisms (each sampled round is one, without amplification)."""
     status, out, _ = _run(capsys, "--mechanism", "eps-delta --epsilon 1 --delta 0",
                           "--rounds", "100", "--sampling-rate", "0.01", "--at-delta", "1e-6")
     assert status == 0 and "heuristic" in out["caveat"]
     assert any(m.get("skipped") for m in out["methods"] if m["method"] == "pld")
     rdp = [m for m in out["methods"] if m["method"].startswith("rdp")]
     assert rdp and all(m["kind"] == "heuristic" and math.isfinite(m["value"]) for m in rdp)
-    assert out["epsilon"]["value"] == "inf" and out["epsilon"]["kind"] == "upper"
+    exact = epsilon_kov(epsilon=1.0, delta=0.0, rounds=100, delta_total=1e-6).upper_end()
+    assert out["epsilon"]["kind"] == "upper"
+    assert out["epsilon"]["value"] == pytest.approx(exact, rel=1e-12)
+    assert min(m["value"] for m in rdp) < exact  # the heuristic value, lower, is not chosen
 
 
 def test_heterogeneous_mechanisms_compose(capsys):

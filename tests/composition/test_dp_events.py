@@ -107,15 +107,20 @@ def test_randomized_response_brackets_the_exact_composition(p: float, k: int, ro
 
 
 def test_randomized_response_single_run_is_pure_dp_at_its_epsilon0() -> None:
-    # one run: epsilon(delta) is eps0 = log(1 + k(1 - p)/p) for small delta; dp_accounting
-    # rounds its pessimistic PLD up to 1.60948 at count 1
-    p, k = 0.5, 4
-    b = Accountant().compose(RandomizedResponse(p, k)).get_epsilon(1e-5)
-    assert b.lower.value <= math.log(5) <= b.upper.value
-    assert b.upper.value <= math.log(5) * 1.001
+    # one run of 4-ary RR with p = 1/2: P = (5/8, 1/8, 2/8), Q = (1/8, 5/8, 2/8), so
+    # delta(eps) = 5/8 - e^eps/8 and epsilon(delta) = log(5 - 8 delta), just below
+    # eps0 = log(1 + k(1 - p)/p) = log 5; dp_accounting rounds its pessimistic PLD up to
+    # 1.60948 at count 1. (This test once asserted log 5 <= the upper end, which held only
+    # while the upper end was the PLD's; KOV's for the class of log-5-DP mechanisms,
+    # log(5 - 6 delta), is below log 5 and above the truth.)
+    p, k, delta = 0.5, 4, 1e-5
+    truth = math.log(5 - 8 * delta)
+    b = Accountant().compose(RandomizedResponse(p, k)).get_epsilon(delta)
+    assert b.lower.value <= truth <= b.upper.value
+    assert b.upper.value <= math.log(5 - 6 * delta) * (1 + 1e-12)
     theirs = dpa.pld.PLDAccountant(dpa.NeighboringRelation.REPLACE_ONE)
     theirs.compose(dpa.RandomizedResponseDpEvent(p, k), 1)
-    assert b.lower.value <= theirs.get_epsilon(1e-5) <= math.log(5) * 1.001
+    assert b.lower.value <= theirs.get_epsilon(delta) <= math.log(5) * 1.001
 
 
 def test_dp_accounting_pld_accountant_ignores_the_count_of_randomized_response() -> None:

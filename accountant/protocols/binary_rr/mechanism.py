@@ -30,6 +30,7 @@ class BinaryRR(Mechanism):
     ones: int | None = param(view.ONES, "how many of the other n-1 users hold a 1 (default: "
                                         "worst case)", optional=True)
     name: ClassVar[str] = "binary-rr"
+    max_divergence_is_local: ClassVar[bool] = True  # a local randomizer's epsilon0
     summary: ClassVar[str] = "shuffled binary randomized response"
 
     def one_pair(self) -> bool:

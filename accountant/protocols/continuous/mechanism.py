@@ -62,6 +62,8 @@ class NoiseRandomizer(Mechanism):
 
     n: int
     no_pair_reason: ClassVar[str] = _NO_PAIR
+    # its max-divergence is the noise's local epsilon0 (+inf for Gaussian noise)
+    max_divergence_is_local: ClassVar[bool] = True
 
     @abc.abstractmethod
     def law(self) -> NoiseLaw:

@@ -69,6 +69,7 @@ class HeterogeneousRandomizer(Mechanism):
     _views: list[ViewPair] = field(default_factory=list, init=False, repr=False,
                                    compare=False)
     name: ClassVar[str] = "heterogeneous"
+    max_divergence_is_local: ClassVar[bool] = True  # a local randomizer's epsilon0
     summary: ClassVar[str] = ("users in groups with different randomizer matrices (clones pair "
                               "with a Poisson-binomial count)")
 

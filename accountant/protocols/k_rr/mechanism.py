@@ -27,6 +27,7 @@ class KRR(Mechanism):
     epsilon0: float = param(EPSILON0, "local epsilon0 > 0")
     k: int = param(ALPHABET, "alphabet size (>= 2)")
     name: ClassVar[str] = "k-rr"
+    max_divergence_is_local: ClassVar[bool] = True  # a local randomizer's epsilon0
     summary: ClassVar[str] = "shuffled k-ary randomized response"
 
     def view_pair(self) -> ViewPair:

@@ -28,6 +28,7 @@ class LDP(Mechanism):
     n: int = param(N_PAIR, "number of users (>= 2)")
     epsilon0: float = param(EPSILON0, "local epsilon0 > 0")
     name: ClassVar[str] = "ldp"
+    max_divergence_is_local: ClassVar[bool] = True  # a local randomizer's epsilon0
     summary: ClassVar[str] = "any epsilon0-LDP randomizer (clones pair upper, binary RR lower)"
 
     def subsampled_pair(self, rate: float, relation: str) -> ViewPair:

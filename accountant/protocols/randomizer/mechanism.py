@@ -58,6 +58,7 @@ class RandomizerMechanism(Mechanism):
     matrix: Randomizer
     n: int = param(N_PAIR, "number of users (>= 2)")
     name: ClassVar[str] = "randomizer"
+    max_divergence_is_local: ClassVar[bool] = True  # a local randomizer's epsilon0
 
     def __post_init__(self) -> None:
         super().__post_init__()  # validates the declared n
