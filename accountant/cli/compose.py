@@ -488,7 +488,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--method", choices=list(METHODS), default="all",
                    help="accounting route(s): analytic (Gaussian, one Laplace run, one run of a "
                         "protocol), PLD convolution, RDP curves, KOV (eps-delta events, "
-                        "and pure-DP events by their certified max-divergence) (default all)")
+                        "and members of a certified (eps, delta) class) (default all)")
     p.add_argument("--discretization", type=real(_GRID), default=None,
                    help="PLD loss grid width in (0, 1] (default: refined until the pessimistic "
                         "and optimistic values are within 0.8%%)")

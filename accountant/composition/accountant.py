@@ -28,9 +28,10 @@ Routes, each used when every entry of the ledger supports it:
 - `rdp`: the sum of the entries' RDP curves, converted (Mironov, CKS, optimal); a curve
   built by a pipeline that is not a theorem (ZW19 on a replace-one curve) is heuristic:
   listed, never an end of the bracket;
-- `kov`: entries that are (epsilon, delta) classes, or members of the (eps, 0)-DP class by
-  a certified max-divergence: KOV's exact optimum for identical classes (an upper end only
-  for members), basic composition for different ones;
+- `kov`: entries that are (epsilon, delta) classes, or members of one (a certified
+  max-divergence, a local randomizer's guarantee; `LedgerEntry.class_factory`): KOV's
+  exact optimum for identical classes (an upper end only for members), basic composition
+  for different ones;
 - `analytic`: Gaussian entries only (no sampling): one Gaussian with mu^2 summed; or a
   single Laplace run (closed form).
 
@@ -151,9 +152,9 @@ class LedgerEntry:
         curve_factory: builds the event's RDP curve (UPPER/EXACT, or HEURISTIC), or None.
         eps_delta: (epsilon, delta) for KOV when the event is exactly the class of
             (epsilon, delta)-DP mechanisms.
-        pure_factory: a certified upper end on one run's max-divergence under the
-            ledger's relation (the event is then in the class of (eps, 0)-DP mechanisms,
-            for KOV and basic composition), or None.
+        class_factory: an (eps, delta) such that one run is (eps, delta)-DP under the
+            ledger's relation (a certified max-divergence gives (eps, 0)): the event is a
+            member of that class, for KOV and basic composition; or None.
         gaussian_mu: sensitivity/sigma of an unsampled Gaussian (analytic route).
         laplace_epsilon0: sensitivity/b of an unsampled Laplace event (analytic route when
             it is the only run in the ledger).
@@ -168,7 +169,7 @@ class LedgerEntry:
     lower_source: pld.PairSource | None = None
     curve_factory: Callable[[], RdpCurve | None] | None = None
     eps_delta: tuple[float, float] | None = None
-    pure_factory: Callable[[], float | None] | None = None
+    class_factory: Callable[[], tuple[float, float] | None] | None = None
     gaussian_mu: float | None = None
     laplace_epsilon0: float | None = None
     notes: dict[str, str] = field(default_factory=dict)
@@ -176,8 +177,8 @@ class LedgerEntry:
     event: Any = None  # the composed record (Subsampled wrapper included), for exports
     _curve: RdpCurve | None = field(default=None, repr=False)
     _curve_done: bool = field(default=False, repr=False)
-    _pure: float | None = field(default=None, repr=False)
-    _pure_done: bool = field(default=False, repr=False)
+    _class: tuple[float, float] | None = field(default=None, repr=False)
+    _class_done: bool = field(default=False, repr=False)
 
     def curve(self) -> RdpCurve | None:
         """The event's RDP curve for one run (built once).
@@ -190,16 +191,18 @@ class LedgerEntry:
             self._curve_done = True
         return self._curve
 
-    def pure_epsilon(self) -> float | None:
-        """A certified eps with one run eps-DP under the ledger's relation (built once).
+    def dp_class(self) -> tuple[float, float] | None:
+        """A certified (eps, delta) with one run (eps, delta)-DP under the ledger's relation
+        (built once).
 
         Returns:
-            The float, or None when the event has no finite certified max-divergence.
+            The pair, or None when the event has none with a finite eps and delta < 1.
         """
-        if not self._pure_done:
-            self._pure = None if self.pure_factory is None else self.pure_factory()
-            self._pure_done = True
-        return self._pure
+        if not self._class_done:
+            c = None if self.class_factory is None else self.class_factory()
+            self._class = c if c is not None and math.isfinite(c[0]) and c[1] < 1 else None
+            self._class_done = True
+        return self._class
 
 
 @dataclass(frozen=True)
@@ -397,7 +400,7 @@ class Accountant:
             return LedgerEntry(label, count, upper_source=source,
                                lower_source=view if view is not None and view.grid_exact
                                else None, curve_factory=base_curve, notes=notes,
-                               pure_factory=lambda: _mechanism_pure(mech))
+                               class_factory=lambda: _mechanism_class(mech))
         q = 1.0 if rate is None else rate
         label = f"{label} sampled at q={q}" if rate is not None else label
         upper = None
@@ -427,22 +430,21 @@ class Accountant:
             return subsampling.poisson_subsampled.unchecked(base, sampling_rate=q,
                                                   base_relation="replace-one")
 
-        pure = None
+        member = None
+        local = mech.local_guarantee()
         if self.neighboring == "add-remove":
             notes["kov"] = (f"{label}: under add/remove the message count reveals "
                             "presence (no finite max-divergence)")
-        elif type(mech).max_divergence_is_local:
-            # joint quasi-convexity: the round is a mixture over the participating set of
-            # pairs that are the same (the user sits out) or one substitution among n' <= n
-            # users, each within the local epsilon0 whatever n'
-            pure = lambda: _mechanism_pure(mech)  # noqa: E731
+        elif local is not None:
+            member = _sampled_class(*local, q)
         else:
-            notes["kov"] = (f"{label}: {mech.name}'s max-divergence is its bound at n, not "
-                            "at the fewer users a sampled round may have")
+            notes["kov"] = (f"{label}: {mech.name} declares no local guarantee (its bounds "
+                            "are its own at n, not at the fewer users a sampled round has)")
         # lower end: one real neighbouring pair's view (the special pair's count of y* under
         # Poisson participation), whose optimistic PLD is a lower bound on the mechanism
         return LedgerEntry(label, count, upper_source=upper, lower_source=lower,
-                           curve_factory=heuristic_curve, notes=notes, pure_factory=pure)
+                           curve_factory=heuristic_curve, notes=notes,
+                           class_factory=None if member is None else lambda: member)
 
     def _eps_delta(self, event: EpsilonDelta, count: int, rate: float | None) -> LedgerEntry:
         e, d = float(event.epsilon), float(event.delta)
@@ -460,21 +462,19 @@ class Accountant:
         factory = None if base is None else (lambda: subsampling.poisson_subsampled.unchecked(
             base(), sampling_rate=rate, base_relation=relation))
         notes = {} if d == 0 else {"rdp": f"{label} has no RDP curve"}
-        upper, pure = None, None
+        upper = None
         if self.neighboring == "add-remove":
             # amplification by Poisson sampling for add/remove: (log(1 + q(e^eps - 1)), q delta)
             e2 = _amplified(e, rate)
             d2 = rounding.up(rate * d)
             upper = kov.kov_view_pair(epsilon=e2, delta=d2)
-            pure = e2 if d == 0 else None
+            member = (e2, d2)
         else:
             notes["pld"] = (f"{label}: an (epsilon, delta) guarantee under substitution says "
                             "nothing about absent users; no certified subsampled bound")
-            pure = e if d == 0 else None  # a mixture of pairs within e (quasi-convexity)
-        if pure is None:
-            notes["kov"] = f"{label}: delta > 0 and sampled (no exact class for KOV)"
+            member = _sampled_class(e, d, rate)
         return LedgerEntry(label, count, upper_source=upper, curve_factory=factory,
-                           notes=notes, pure_factory=None if pure is None else lambda: pure)
+                           notes=notes, class_factory=lambda: member)
 
     def _noise(self, event: GaussianNoise | LaplaceNoise, count: int,
                rate: float | None) -> LedgerEntry:
@@ -485,20 +485,20 @@ class Accountant:
             f", sampled at q={rate})" if rate is not None else ")")
         relation = self.neighboring
         inv = sensitivity_factor(relation) / scale
-        pure = None
+        member = None
         if family == "laplace":
             # Laplace noise is (shift/b)-DP; a sampled round mixes pairs within that (and
             # add/remove amplifies it to log(1 + q(e^eps - 1)))
             e0 = rounding.up(inv * (1 + 2 * rounding.UNIT_ROUNDOFF))
-            pure = _amplified(e0, rate) if rate is not None and relation == "add-remove" \
-                else e0
-        pure_factory = None if pure is None else (lambda: pure)
+            member = (_amplified(e0, rate) if rate is not None and relation == "add-remove"
+                      else e0, 0.0)
+        class_factory = None if member is None else (lambda: member)
         if rate is None:
             return LedgerEntry(label, count, upper_source=pair, lower_source=pair,
                                curve_factory=lambda: noise_rdp_curve(family, scale, relation),
                                gaussian_mu=inv if family == "gaussian" else None,
                                laplace_epsilon0=inv if family == "laplace" else None,
-                               pure_factory=pure_factory)
+                               class_factory=class_factory)
         if family == "gaussian" and relation == "add-remove":
             # the exact sampled-Gaussian curve on fractional orders (MTZ19), not the generic
             # subsampling bound on integer ones (17 % looser on the DP-SGD event)
@@ -511,7 +511,7 @@ class Accountant:
                                noise_rdp_curve(family, scale, relation,
                                                tuple(float(a) for a in range(2, 65))),
                                sampling_rate=rate, base_relation=base),
-                           pure_factory=pure_factory)
+                           class_factory=class_factory)
 
     def _rdp(self, curve: RdpCurve, count: int, rate: float | None) -> LedgerEntry:
         label = f"rdp-curve({curve.method})"
@@ -831,27 +831,26 @@ class Accountant:
     def _route_kov(self, delta: float | None, epsilon: float | None,
                    discretization: float | None, asked: bool) -> list[dict[str, Any]]:
         # each entry as a class: exactly (epsilon, delta)-DP (an EpsilonDelta), or a member
-        # of the (eps, 0)-DP class by its certified max-divergence (whose KOV value is then
-        # an upper end only)
+        # of one (whose KOV value is then an upper end only)
         classes: list[tuple[float, float, int]] = []
         exact = True
         # events with nothing to offer first: no max-divergence is computed in vain (GKM's
         # takes minutes)
-        missing = [m for m in self._ledger if m.eps_delta is None and m.pure_factory is None]
+        missing = [m for m in self._ledger if m.eps_delta is None and m.class_factory is None]
         for entry in [] if missing else self._ledger:
             if entry.eps_delta is not None:
                 classes.append((*entry.eps_delta, entry.count))
                 continue
-            pure = entry.pure_epsilon()
-            if pure is None or not math.isfinite(pure):
+            member = entry.dp_class()
+            if member is None:
                 missing.append(entry)
             else:
-                classes.append((pure, 0.0, entry.count))
+                classes.append((*member, entry.count))
                 exact = False
         if missing:
             return [{"method": "kov", "skipped": (
-                "KOV composes (epsilon, delta) events and events with a certified "
-                "max-divergence: " + "; ".join(
+                "KOV composes (epsilon, delta) events and members of a certified (epsilon, "
+                "delta) class: " + "; ".join(
                     m.notes.get("kov", f"{m.label} has no finite certified max-divergence")
                     for m in missing))}]
         if len({(e, d) for e, d, _ in classes}) > 1:
@@ -880,7 +879,7 @@ class Accountant:
             if "result" in item:
                 r = item["result"]
                 if not exact and r.kind is Kind.EXACT:
-                    r = _dominated(r, e)
+                    r = _dominated(r, e, d)
                 item["result"] = r.with_(method=f"[kov] {r.method}")
         return out
 
@@ -922,7 +921,7 @@ def _view_entry(view: ViewPair, count: int) -> LedgerEntry:
     return LedgerEntry(label, count, upper_source=view,
                        lower_source=view if view.grid_exact else None,
                        curve_factory=lambda: RdpCurve.from_view(view, orders), pair_only=True,
-                       pure_factory=lambda: _view_pure(view))
+                       class_factory=lambda: _view_class(view))
 
 
 def _randomized_response_entry(event: RandomizedResponse, count: int) -> LedgerEntry:
@@ -932,7 +931,7 @@ def _randomized_response_entry(event: RandomizedResponse, count: int) -> LedgerE
              f"num_buckets={event.num_buckets})")
     return LedgerEntry(label, count, upper_source=view, lower_source=view,
                        curve_factory=lambda: RdpCurve.from_view(view, DEFAULT_ORDERS),
-                       pure_factory=lambda: _view_pure(view))
+                       class_factory=lambda: _view_class(view))
 
 
 def _discrete_laplace_entry(event: DiscreteLaplaceNoise, count: int,
@@ -945,7 +944,7 @@ def _discrete_laplace_entry(event: DiscreteLaplaceNoise, count: int,
     orders = DEFAULT_ORDERS if view.size <= _LARGE_VIEW else SPARSE_ORDERS + (math.inf,)
     return LedgerEntry(label, count, upper_source=view, lower_source=view,
                        curve_factory=lambda: RdpCurve.from_view(view, orders),
-                       pure_factory=lambda: _view_pure(view))
+                       class_factory=lambda: _view_class(view))
 
 
 def _without_replacement_entry(event: SampledWithoutReplacement, count: int) -> LedgerEntry:
@@ -968,16 +967,25 @@ def _amplified(epsilon: float, rate: float) -> float:
 _KOV_FLOAT_EPSILON = 700.0
 
 
-def _dominated(r: Result, epsilon: float) -> Result:
-    """KOV's exact value for the class of (eps, 0)-DP mechanisms, read for events that are
-    only members of it: an upper end (delta = 0 stays exact: nothing is below it)."""
+def _dominated(r: Result, epsilon: float, delta: float) -> Result:
+    """KOV's exact value for the class of (eps, delta)-DP mechanisms, read for events that
+    are only members of it: an upper end (delta = 0 stays exact: nothing is below it)."""
     up = r.upper_end()
     if r.quantity == "delta" and up == 0:
         return r.with_(value=0.0, radius=0.0)
     return Result(quantity=r.quantity, value=up, kind=Kind.UPPER, direction=Direction.MAX,
-                  method=f"{r.method}, each event within its certified max-divergence "
-                         f"(the class of {epsilon:.6g}-DP mechanisms)",
+                  method=f"{r.method}, each event a member of the class of "
+                         f"({epsilon:.6g}, {delta:.3g})-DP mechanisms",
                   source=r.source, at=r.at)
+
+
+def _sampled_class(epsilon: float, delta: float, rate: float) -> tuple[float, float]:
+    """A Poisson-sampled round under substitution of an event that is (eps, delta)-DP for
+    any number of users: (eps, q delta)-DP. Given who takes part, the two views are equal
+    (the differing user sits out) or one substitution apart; so for every set S,
+    P(S) - e^eps Q(S) = (1 - q)(1 - e^eps) A(S) + q (B(S) - e^eps B'(S)) <= q delta
+    (no amplification of eps is claimed)."""
+    return (epsilon, rounding.up(Fraction(rate) * Fraction(delta)))
 
 
 def _basic_composition(classes: list[tuple[float, float, int]], delta: float | None,
@@ -1018,21 +1026,24 @@ def _certified(end: Result | None) -> float | None:
     return end.upper_end()
 
 
-def _mechanism_pure(mech: Mechanism) -> float | None:
-    """The mechanism's certified max-divergence, when it is a statement about every pair."""
+def _mechanism_class(mech: Mechanism) -> tuple[float, float] | None:
+    """(the mechanism's certified max-divergence, 0) when it is finite and a statement
+    about every pair, else its local guarantee (e.g. an (epsilon0, delta0)-LDP class)."""
     try:
         up = mech.max_divergence().upper
     except AccountantError:
-        return None
-    return _certified(up) if up is not None and up.scope is Scope.MECHANISM else None
+        up = None
+    pure = _certified(up) if up is not None and up.scope is Scope.MECHANISM else None
+    return (pure, 0.0) if pure is not None else mech.local_guarantee()
 
 
-def _view_pure(view: ViewPair) -> float | None:
-    """A view's certified max-divergence over both orders."""
+def _view_class(view: ViewPair) -> tuple[float, float] | None:
+    """(a view's certified max-divergence over both orders, 0)."""
     try:
-        return _certified(max_divergence(view))
+        pure = _certified(max_divergence(view))
     except AccountantError:
         return None
+    return None if pure is None else (pure, 0.0)
 
 
 # a route of `Accountant.report`: (delta, epsilon, discretization, asked) -> entries

@@ -272,12 +272,17 @@ class Mechanism(abc.ABC):
 
     no_pair_reason: ClassVar[str] = "no dominating pair is implemented for this protocol"
 
-    # True when `max_divergence().upper` is the local randomizer's pure guarantee (every
-    # view post-processes independent reports), so it holds for ANY number of users: what
-    # a Poisson-subsampled substitute round needs, since the users taking part are a
-    # random subset (a shuffled protocol's own bound at n, e.g. GKM's, may grow as n
-    # shrinks and is not enough)
-    max_divergence_is_local: ClassVar[bool] = False
+    def local_guarantee(self) -> tuple[float, float] | None:
+        """(epsilon0, delta0) of the local randomizer, when every view post-processes
+        independent reports of which the differing user's is one: the shuffled view of ANY
+        number of users is then (epsilon0, delta0)-DP under substitution. A Poisson-sampled
+        round needs that (the users taking part are a random subset; a protocol's own bound
+        at n, e.g. GKM's, may grow as n shrinks).
+
+        Returns:
+            The pair (upper ends), or None (this default: no local guarantee is declared).
+        """
+        return None
 
     def subsampling_pair(self) -> DominatingPair | None:
         """A clones-family pair dominating every neighbouring pair of the round, for the

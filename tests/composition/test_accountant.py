@@ -19,6 +19,7 @@ from accountant.composition.accountant import (
     Subsampled,
 )
 from accountant.composition.noise import NoisePair
+from accountant.composition.rdp import RdpCurve
 from accountant.errors import ParameterError
 from accountant.protocols.binary_rr import BinaryRR
 from accountant.protocols.ldp import LDP
@@ -244,13 +245,18 @@ def test_subsampled_shuffle_round_and_honest_routes():
 
 
 def test_events_without_a_certified_route_get_the_trivial_upper_end():
-    acc = Accountant().compose(Subsampled(EpsilonDelta(1.0, 1e-9), 0.1), 3)
+    # an RDP curve sampled under substitution: ZW19 on it is heuristic, and a curve says
+    # nothing about an (eps, delta) class
+    curve = RdpCurve.from_pure_dp(1.0, [2.0, 4.0, 8.0])
+    acc = Accountant().compose(Subsampled(curve, 0.1), 3)
     bracket = acc.get_epsilon(1e-6)
     assert bracket.upper.value == math.inf and "trivial" in bracket.upper.method
-    # with delta = 0 each sampled round is still 1-DP (no amplification): KOV's class value
-    pure = Accountant().compose(Subsampled(EpsilonDelta(1.0), 0.1), 3).get_epsilon(1e-6)
-    assert pure.upper.value == pytest.approx(kov.epsilon_kov(
-        epsilon=1.0, delta=0.0, rounds=3, delta_total=1e-6).upper_end(), rel=1e-12)
+    # an (eps, delta) event sampled under substitution is still a member of (eps, q delta)
+    # (no amplification of eps): KOV's class value
+    for d in (0.0, 1e-9):
+        member = Accountant().compose(Subsampled(EpsilonDelta(1.0, d), 0.1), 3)
+        assert member.get_epsilon(1e-6).upper.value == pytest.approx(kov.epsilon_kov(
+            epsilon=1.0, delta=0.1 * d, rounds=3, delta_total=1e-6).upper_end(), rel=1e-12)
     # under add/remove the amplification theorem applies
     amplified = Accountant("add-remove").compose(Subsampled(EpsilonDelta(1.0), 0.1), 3)
     # (log(1 + q(e - 1)), 0)-DP three times: at most 3 eps' (plus the PLD grid's slack)

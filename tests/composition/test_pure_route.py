@@ -1,12 +1,14 @@
-"""The KOV route on events with a certified max-divergence (docs/conversions.md#pure-dp-
-events-in-the-kov-route): every event that is eps_i-DP under the ledger's relation is a
-member of the class of (eps_i, 0)-DP mechanisms, so KOV's exact value for the class
-(identical eps) or basic composition (sum of eps_i) bounds the composition from above at
-every delta, 5e-324 included, and delta = 0 exactly from eps = sum eps_i on.
+"""The KOV route on members of certified (eps, delta) classes (docs/conversions.md#members-
+of-a-dp-class-in-the-kov-route): an event that is (eps_i, delta_i)-DP under the ledger's
+relation (a certified max-divergence gives (eps_i, 0); a local randomizer's guarantee holds
+for any number of users, so for sampled rounds too) is a member of that class, so KOV's
+exact value for the class (identical classes) or basic composition bounds the composition
+from above at every delta, 5e-324 included, and delta = 0 exactly from eps = sum eps_i on.
 
 Each check relates the route's number to an independent one: KOV's closed form, an exact
 enumeration of one neighbouring pair's composed views (a lower bound on the mechanism, so
-below any upper end), or the sum of the local epsilon0s."""
+below any upper end), random mixtures for the sampling lemma, or the sum of the local
+epsilon0s."""
 
 import itertools
 import math
@@ -25,12 +27,14 @@ from accountant.composition.accountant import (
 )
 from accountant.composition.interop import RandomizedResponse
 from accountant.protocols import heterogeneous, randomizer
+from accountant.protocols.approximate_ldp import ApproximateLDP
 from accountant.protocols.binary_rr import BinaryRR
 from accountant.protocols.continuous.mechanism import (
     DiscreteLaplaceRandomizer,
+    GaussianRandomizer,
     LaplaceRandomizer,
 )
-from accountant.protocols.contract import families
+from accountant.protocols.contract import Mechanism, families
 from accountant.protocols.k_rr import KRR
 from accountant.protocols.ldp import LDP
 from accountant.result import Kind
@@ -147,9 +151,9 @@ def test_a_sampled_round_is_within_eps0_by_exact_enumeration():
     of the other two users, the exact law of the count of ones (absent users send nothing)
     has max-divergence at most eps0 (the route's per-round value)."""
     eps0, q = 1.0, 0.5
-    pure = Accountant().compose(Subsampled(BinaryRR(n=3, epsilon0=eps0), q))._ledger[0] \
-        .pure_epsilon()
-    assert pure == eps0
+    pure, zero = Accountant().compose(Subsampled(BinaryRR(n=3, epsilon0=eps0), q))._ledger[0] \
+        .dp_class()
+    assert (pure, zero) == (eps0, 0.0)
     worst = 0.0
     for others in itertools.product((0, 1), repeat=2):
         laws = []
@@ -185,7 +189,7 @@ def test_gaussian_events_keep_kov_out():
 def test_sampled_laplace_under_add_remove_is_amplified(rate):
     """Laplace(b) sampled at q, add/remove: log(1 + q(e^(1/b) - 1)) per round."""
     acc = Accountant("add-remove").compose(Subsampled(LaplaceNoise(2.0), rate), 5)
-    pure = acc._ledger[0].pure_epsilon()
+    pure, _ = acc._ledger[0].dp_class()
     exact = math.log1p(rate * math.expm1(0.5))
     assert exact <= pure <= exact * (1 + 1e-14)
     bracket = acc.get_delta(5 * pure * (1 + 1e-12))  # (5 * pure rounds either way)
@@ -195,7 +199,7 @@ def test_sampled_laplace_under_add_remove_is_amplified(rate):
 def test_randomized_response_events_carry_their_epsilon():
     """k-ary randomized response with noise p: eps = log(1 + k(1 - p)/p)."""
     acc = Accountant().compose(RandomizedResponse(0.5, 4), 3)
-    pure = acc._ledger[0].pure_epsilon()
+    pure, _ = acc._ledger[0].dp_class()
     exact = math.log(1 + 4 * 0.5 / 0.5)
     assert exact <= pure <= exact * (1 + 1e-12)
 
@@ -207,20 +211,67 @@ def _local_examples(n: int) -> list:
             LaplaceRandomizer(n=n, scale=0.7), DiscreteLaplaceRandomizer(n=n, scale=0.7)]
 
 
+def _declares(cls) -> bool:
+    return cls.local_guarantee is not Mechanism.local_guarantee
+
+
 def test_every_local_family_is_checked_here():
-    assert heterogeneous.HeterogeneousRandomizer.max_divergence_is_local  # (registered)
+    heterogeneous.HeterogeneousRandomizer  # noqa: B018 - registered by the import
     names = {type(m).name for m in _local_examples(2)}
-    assert names | {"heterogeneous", "gaussian-randomizer", "discrete-gaussian-randomizer"} \
-        == {n for n, c in families().items() if c.max_divergence_is_local}
+    assert names | {"heterogeneous", "approximate-ldp"} \
+        == {n for n, c in families().items() if _declares(c)} - {
+            "gaussian-randomizer", "discrete-gaussian-randomizer"}
+    # the noise families without a finite epsilon0 declare none in fact
+    assert GaussianRandomizer(n=10, sigma=1.0).local_guarantee() is None
 
 
 @pytest.mark.parametrize("index", range(6))
-def test_local_families_max_divergence_does_not_grow_as_n_shrinks(index):
-    """What the flag promises: the max-divergence's upper end at n bounds the one at 2
-    users (a sampled round may have any number of them)."""
+def test_local_guarantees_bound_the_max_divergence_at_every_n(index):
+    """What a local guarantee promises: the shuffled view of any number of users is within
+    it (here the certified max-divergence at 2 and at 10^4 users), and it is the local
+    epsilon0 itself (attained by the pair of two users)."""
     big, small = _local_examples(10**4)[index], _local_examples(2)[index]
-    up = big.max_divergence().upper.upper_end()
-    assert math.isfinite(up)
-    assert small.max_divergence().upper.upper_end() <= up
-    # and it is the local randomizer's epsilon0: attained by the pair of two users
-    assert small.max_divergence().lower.lower_end() >= up * (1 - 1e-9)
+    eps0, delta0 = big.local_guarantee()
+    assert delta0 == 0 and math.isfinite(eps0)
+    for mech in (big, small):
+        assert mech.max_divergence().upper.upper_end() <= eps0
+    assert small.max_divergence().lower.lower_end() >= eps0 * (1 - 1e-9)
+
+
+def test_a_sampled_class_mixes_to_q_delta():
+    """The lemma behind sampled substitute rounds (`_sampled_class`): with a common part A
+    (the differing user sits out) and an (eps, delta)-DP pair (B, B'), the mixtures
+    (1 - q) A + q B and (1 - q) A + q B' are (eps, q delta)-DP. Random laws on 6 outcomes,
+    delta read exactly from B, B'; both orders."""
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        a, b, b2 = (rng.dirichlet(np.ones(6) * 0.5) for _ in range(3))
+        eps, q = float(rng.uniform(0, 2)), float(rng.uniform(0.01, 1))
+        for x, y in ((b, b2), (b2, b)):
+            delta = _exact_delta(x, y, eps)
+            mixed = _exact_delta((1 - q) * a + q * x, (1 - q) * a + q * y, eps)
+            assert mixed <= q * delta + 1e-15
+
+
+def test_approximate_ldp_rounds_compose_by_their_local_class():
+    """(epsilon0, delta0)-LDP rounds had no certified composition (inf): each round is a
+    member of the (epsilon0, delta0) class, sampled ones of (epsilon0, q delta0)."""
+    mech = ApproximateLDP(n=1000, epsilon0=1.0, delta0=1e-8)
+    b = Accountant().compose(mech, 10).get_epsilon(1e-6)
+    ref = kov.epsilon_kov(epsilon=1.0, delta=1e-8, rounds=10, delta_total=1e-6)
+    assert b.upper.kind is Kind.UPPER
+    assert b.upper.value == pytest.approx(ref.upper_end(), rel=1e-12)
+    sampled = Accountant().compose(Subsampled(mech, 0.1), 10).compose(LDP(n=50, epsilon0=0.5))
+    report = sampled.report(delta=1e-6, method="kov")
+    result = _entry(report, "kov.basic")["result"]
+    assert result.value == pytest.approx(10.5, rel=1e-14) and result.value >= 10.5
+    # basic composition asks for delta >= 10 * 0.1 * 1e-8
+    assert "skipped" in _entry(sampled.report(delta=9e-9, method="kov"), "kov.basic")
+
+
+def test_sampled_substitute_eps_delta_is_a_member_of_eps_q_delta():
+    acc = Accountant().compose(Subsampled(EpsilonDelta(1.0, 1e-6), 0.01), 5)
+    assert acc._ledger[0].dp_class() == (1.0, pytest.approx(1e-8, rel=1e-15))
+    b = acc.get_epsilon(1e-6)
+    ref = kov.epsilon_kov(epsilon=1.0, delta=1e-8, rounds=5, delta_total=1e-6)
+    assert b.upper.value == pytest.approx(ref.upper_end(), rel=1e-12)

@@ -72,6 +72,10 @@ class ApproximateLDP(Mechanism):
             out.append(Bracket(lower=r, upper=r))
         return out
 
+    def local_guarantee(self) -> tuple[float, float]:
+        """(epsilon0, delta0): the class's local guarantee (post-processing)."""
+        return (self.epsilon0, self.delta0)
+
     def max_divergence(self) -> Bracket:
         """+inf exactly: the reveal member's atom of mass delta0 under one dataset only."""
         r = Result(quantity="max_divergence", value=math.inf, kind=Kind.EXACT,

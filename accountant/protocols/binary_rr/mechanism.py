@@ -30,7 +30,6 @@ class BinaryRR(Mechanism):
     ones: int | None = param(view.ONES, "how many of the other n-1 users hold a 1 (default: "
                                         "worst case)", optional=True)
     name: ClassVar[str] = "binary-rr"
-    max_divergence_is_local: ClassVar[bool] = True  # a local randomizer's epsilon0
     summary: ClassVar[str] = "shuffled binary randomized response"
 
     def one_pair(self) -> bool:
@@ -80,6 +79,10 @@ class BinaryRR(Mechanism):
         return brackets_by_order(orders, lambda alphas: renyi.renyi_curve.unchecked(
             n=self.n, epsilon0=self.epsilon0, alphas=alphas, ones=self.ones),
             self.max_divergence)
+
+    def local_guarantee(self) -> tuple[float, float]:
+        """(epsilon0, 0): binary RR is epsilon0-LDP."""
+        return (self.epsilon0, 0.0)
 
     def max_divergence(self) -> Bracket:
         """epsilon0 for every pair, exactly."""

@@ -62,8 +62,6 @@ class NoiseRandomizer(Mechanism):
 
     n: int
     no_pair_reason: ClassVar[str] = _NO_PAIR
-    # its max-divergence is the noise's local epsilon0 (+inf for Gaussian noise)
-    max_divergence_is_local: ClassVar[bool] = True
 
     @abc.abstractmethod
     def law(self) -> NoiseLaw:
@@ -197,6 +195,12 @@ class NoiseRandomizer(Mechanism):
             The clones pair as a DominatingPair.
         """
         return self.dominating_pair()
+
+    def local_guarantee(self) -> tuple[float, float] | None:
+        """(epsilon0, 0) for (discrete) Laplace noise; None for Gaussian noise (not
+        epsilon0-LDP for any finite epsilon0)."""
+        e0 = self.epsilon0()
+        return None if e0 is None else (e0, 0.0)
 
     def max_divergence(self) -> Bracket:
         """epsilon0 = 1/b exactly for (discrete) Laplace noise (post-processing bounds it;

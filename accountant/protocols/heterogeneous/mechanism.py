@@ -69,7 +69,6 @@ class HeterogeneousRandomizer(Mechanism):
     _views: list[ViewPair] = field(default_factory=list, init=False, repr=False,
                                    compare=False)
     name: ClassVar[str] = "heterogeneous"
-    max_divergence_is_local: ClassVar[bool] = True  # a local randomizer's epsilon0
     summary: ClassVar[str] = ("users in groups with different randomizer matrices (clones pair "
                               "with a Poisson-binomial count)")
 
@@ -290,6 +289,11 @@ class HeterogeneousRandomizer(Mechanism):
                            error_budget=max(v.error_budget for v in values))
             out.append(Bracket(lower=lower, upper=up))
         return out
+
+    def local_guarantee(self) -> tuple[float, float] | None:
+        """(the largest epsilon0 over groups, 0), None when it is infinite."""
+        e0 = decomposition.group_epsilon0_bound(self.groups)
+        return (e0, 0.0) if math.isfinite(e0) else None
 
     def max_divergence(self) -> Bracket:
         """The largest epsilon0 over groups with a user: every view is a post-processing of

@@ -27,7 +27,6 @@ class KRR(Mechanism):
     epsilon0: float = param(EPSILON0, "local epsilon0 > 0")
     k: int = param(ALPHABET, "alphabet size (>= 2)")
     name: ClassVar[str] = "k-rr"
-    max_divergence_is_local: ClassVar[bool] = True  # a local randomizer's epsilon0
     summary: ClassVar[str] = "shuffled k-ary randomized response"
 
     def view_pair(self) -> ViewPair:
@@ -89,6 +88,10 @@ class KRR(Mechanism):
         """`k_rr.renyi_divergence` at each order (inf: the max-divergence)."""
         return [privacy.renyi_divergence.unchecked(n=self.n, epsilon0=self.epsilon0, k=self.k,
                                                    alpha=a) for a in orders]
+
+    def local_guarantee(self) -> tuple[float, float]:
+        """(epsilon0, 0): k-RR is epsilon0-LDP."""
+        return (self.epsilon0, 0.0)
 
     def max_divergence(self) -> Bracket:
         """epsilon0, exactly."""

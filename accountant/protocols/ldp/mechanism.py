@@ -28,7 +28,6 @@ class LDP(Mechanism):
     n: int = param(N_PAIR, "number of users (>= 2)")
     epsilon0: float = param(EPSILON0, "local epsilon0 > 0")
     name: ClassVar[str] = "ldp"
-    max_divergence_is_local: ClassVar[bool] = True  # a local randomizer's epsilon0
     summary: ClassVar[str] = "any epsilon0-LDP randomizer (clones pair upper, binary RR lower)"
 
     def subsampled_pair(self, rate: float, relation: str) -> ViewPair:
@@ -63,6 +62,10 @@ class LDP(Mechanism):
         """`ldp.renyi_curve` at the finite orders, the max-divergence at inf."""
         return brackets_by_order(orders, lambda alphas: privacy.renyi_curve.unchecked(
             n=self.n, epsilon0=self.epsilon0, alphas=alphas), self.max_divergence)
+
+    def local_guarantee(self) -> tuple[float, float]:
+        """(epsilon0, 0): the class's local guarantee."""
+        return (self.epsilon0, 0.0)
 
     def max_divergence(self) -> Bracket:
         """epsilon0, exactly (LDP post-processing; binary RR attains it)."""

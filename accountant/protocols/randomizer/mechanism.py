@@ -58,7 +58,6 @@ class RandomizerMechanism(Mechanism):
     matrix: Randomizer
     n: int = param(N_PAIR, "number of users (>= 2)")
     name: ClassVar[str] = "randomizer"
-    max_divergence_is_local: ClassVar[bool] = True  # a local randomizer's epsilon0
 
     def __post_init__(self) -> None:
         super().__post_init__()  # validates the declared n
@@ -202,6 +201,12 @@ class RandomizerMechanism(Mechanism):
             return {}
         curve = ldp.renyi_curve.unchecked(n=self.n, epsilon0=e0, alphas=alphas)
         return {a: up for a, (_, up) in zip(alphas, curve, strict=True)}
+
+    def local_guarantee(self) -> tuple[float, float] | None:
+        """(epsilon0 of the matrix, 0), None when it is infinite (a zero against a positive
+        entry in one column)."""
+        e0 = self.matrix.epsilon0
+        return (e0, 0.0) if math.isfinite(e0) else None
 
     def max_divergence(self) -> Bracket:
         """epsilon0 of the matrix, both ends: every view is a post-processing of n reports
