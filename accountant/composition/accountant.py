@@ -395,7 +395,11 @@ class Accountant:
             # the lower end: a real pair's view (or a post-processing of one), `Mechanism.
             # lower_view_pair` (the special pair by default; count-min's loss bins)
             view = mech.lower_view_pair()
-            if source is None:
+            local = mech.local_guarantee()
+            if source is None and local is not None:
+                # KOV's pair dominates every member of the local (epsilon0, delta0) class
+                source = kov.kov_view_pair(epsilon=local[0], delta=local[1])
+            elif source is None:
                 notes["pld"] = f"{label}: {mech.no_pair_reason}"
             return LedgerEntry(label, count, upper_source=source,
                                lower_source=view if view is not None and view.grid_exact
@@ -403,12 +407,17 @@ class Accountant:
                                class_factory=lambda: _mechanism_class(mech))
         q = 1.0 if rate is None else rate
         label = f"{label} sampled at q={q}" if rate is not None else label
-        upper = None
+        upper: pld.PairSource | None = None
         sampled = mech.subsampling_pair()
+        local = mech.local_guarantee()
         if sampled is not None and isinstance(sampled.composable, ClonePair):
             # add/remove at q = 1: the message count reveals presence (delta = 1, honestly)
             upper = trusted(SubsampledPair, pair=sampled.composable, sampling_rate=q,
                             relation=self.neighboring)  # q and the relation checked
+        elif local is not None and self.neighboring == "substitute":
+            # no clones pair (approximate-ldp): KOV's pair of the sampled round's class
+            e1, d1 = _sampled_class(*local, q)
+            upper = kov.kov_view_pair(epsilon=e1, delta=d1)
         else:
             notes["pld"] = (f"{label}: subsampled/add-remove PLD needs a protocol with a "
                             "clones or blanket pair")
@@ -431,7 +440,6 @@ class Accountant:
                                                   base_relation="replace-one")
 
         member = None
-        local = mech.local_guarantee()
         if self.neighboring == "add-remove":
             notes["kov"] = (f"{label}: under add/remove the message count reveals "
                             "presence (no finite max-divergence)")
@@ -470,9 +478,10 @@ class Accountant:
             upper = kov.kov_view_pair(epsilon=e2, delta=d2)
             member = (e2, d2)
         else:
-            notes["pld"] = (f"{label}: an (epsilon, delta) guarantee under substitution says "
-                            "nothing about absent users; no certified subsampled bound")
+            # no amplification under substitution (an (epsilon, delta) guarantee says
+            # nothing about absent users), but the round is in the class (eps, q delta)
             member = _sampled_class(e, d, rate)
+            upper = kov.kov_view_pair(epsilon=member[0], delta=member[1])
         return LedgerEntry(label, count, upper_source=upper, curve_factory=factory,
                            notes=notes, class_factory=lambda: member)
 

@@ -60,20 +60,22 @@ def test_rdp_curve_file_and_at_epsilon(tmp_path, capsys, rr):
     assert 0 < out["delta"]["value"] < 1 and out["delta"]["kind"] == "upper"
 
 
-def test_sampling_rate_marks_the_caveat_and_skips_pld(capsys):
+def test_sampling_rate_marks_the_caveat_and_composes_the_class(capsys):
     """ZW19 on a replace-one curve is Girgis et al.'s heuristic pipeline: its values are
     listed as heuristic and never chosen; the certified upper end is then KOV's for the
-    class of 1-DP mechanisms (each sampled round is one, without amplification)."""
+    class of 1-DP mechanisms (each sampled round is one, without amplification), which the
+    PLD of the class's KOV pair can only meet from above."""
     status, out, _ = _run(capsys, "--mechanism", "eps-delta --epsilon 1 --delta 0",
                           "--rounds", "100", "--sampling-rate", "0.01", "--at-delta", "1e-6")
     assert status == 0 and "heuristic" in out["caveat"]
-    assert any(m.get("skipped") for m in out["methods"] if m["method"] == "pld")
+    pld_value = next(m["value"] for m in out["methods"] if m["method"] == "pld.pessimistic")
     rdp = [m for m in out["methods"] if m["method"].startswith("rdp")]
     assert rdp and all(m["kind"] == "heuristic" and math.isfinite(m["value"]) for m in rdp)
     exact = epsilon_kov(epsilon=1.0, delta=0.0, rounds=100, delta_total=1e-6).upper_end()
     assert out["epsilon"]["kind"] == "upper"
     assert out["epsilon"]["value"] == pytest.approx(exact, rel=1e-12)
     assert min(m["value"] for m in rdp) < exact  # the heuristic value, lower, is not chosen
+    assert exact <= pld_value <= exact * 1.01
 
 
 def test_heterogeneous_mechanisms_compose(capsys):

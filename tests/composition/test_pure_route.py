@@ -275,3 +275,18 @@ def test_sampled_substitute_eps_delta_is_a_member_of_eps_q_delta():
     b = acc.get_epsilon(1e-6)
     ref = kov.epsilon_kov(epsilon=1.0, delta=1e-8, rounds=5, delta_total=1e-6)
     assert b.upper.value == pytest.approx(ref.upper_end(), rel=1e-12)
+
+
+def test_a_class_without_a_pair_composes_by_pld_beside_other_events():
+    """approximate-ldp (no dominating pair) beside LDP rounds: the PLD route composes the
+    local class's KOV pair (sampled: (epsilon0, q delta0)) with LDP's clones pairs, at most
+    basic composition and at least what KOV says of the approximate rounds alone."""
+    mech = ApproximateLDP(n=1000, epsilon0=1.0, delta0=1e-9)
+    for event in (mech, Subsampled(mech, 0.2)):
+        acc = Accountant().compose(event, 20).compose(LDP(n=1000, epsilon0=1.0), 5)
+        report = acc.report(delta=1e-5)
+        pld_up = _entry(report, "pld.pessimistic")["result"].value
+        basic = _entry(report, "kov.basic")["result"].value
+        delta0 = 1e-9 if event is mech else 2e-10
+        alone = kov.epsilon_kov(epsilon=1.0, delta=delta0, rounds=20, delta_total=1e-5)
+        assert alone.lower_end() <= pld_up <= basic
