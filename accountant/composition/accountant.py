@@ -865,9 +865,10 @@ class Accountant:
         if len({(e, d) for e, d, _ in classes}) > 1:
             return _basic_composition(classes, delta, epsilon)
         (e, d, _), k = classes[0], sum(c for _, _, c in classes)
-        if not exact and e > _KOV_FLOAT_EPSILON and k > kov.MP_ROUNDS:
+        if (e > _KOV_FLOAT_EPSILON and k > kov.MP_ROUNDS) or k > _KOV_ROUNDS:
             # KOV's float window stops at e^eps's range and its mpmath sum runs over every
-            # round: basic composition is the answer (exact too at that eps)
+            # round (minutes); its counts stop at 1e12 (several entries may sum past it):
+            # basic composition answers
             return _basic_composition(classes, delta, epsilon)
         out: list[dict[str, Any]] = []
         if delta is not None:
@@ -972,8 +973,10 @@ def _amplified(epsilon: float, rate: float) -> float:
     return rounding.up(math.log1p(rate * math.expm1(epsilon)) * (1 + 8 * rounding.UNIT_ROUNDOFF))
 
 
-# beyond this per-round eps KOV's float window overflows (kov._FLOAT_EPSILON)
+# beyond this per-round eps KOV's float window overflows (kov._FLOAT_EPSILON); beyond
+# this many rounds its float error model stops (kov._ROUNDS)
 _KOV_FLOAT_EPSILON = 700.0
+_KOV_ROUNDS = 10**12
 
 
 def _dominated(r: Result, epsilon: float, delta: float) -> Result:

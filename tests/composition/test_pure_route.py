@@ -290,3 +290,14 @@ def test_a_class_without_a_pair_composes_by_pld_beside_other_events():
         delta0 = 1e-9 if event is mech else 2e-10
         alone = kov.epsilon_kov(epsilon=1.0, delta=delta0, rounds=20, delta_total=1e-5)
         assert alone.lower_end() <= pld_up <= basic
+
+
+def test_kov_beyond_its_domain_falls_back_to_basic_composition():
+    """Two entries of 1e12 rounds each (KOV counts stop at 1e12), and 3000 rounds of
+    eps = 800 (KOV's float window stops at 700, its mpmath sum would run 3000 terms)."""
+    acc = Accountant().compose(EpsilonDelta(1e-9), 10**12).compose(EpsilonDelta(1e-9), 10**12)
+    result = _entry(acc.report(delta=1e-6, method="kov"), "kov.basic")["result"]
+    assert result.value == pytest.approx(2000.0, rel=1e-12) and result.value >= 2000.0
+    wide = Accountant().compose(EpsilonDelta(800.0), 3000)
+    assert _entry(wide.report(delta=1e-6, method="kov"), "kov.basic")["result"].value \
+        == 2.4e6
