@@ -872,18 +872,18 @@ class Accountant:
             return _basic_composition(classes, delta, epsilon)
         out: list[dict[str, Any]] = []
         if delta is not None:
-            out.append({"method": "kov", "result": kov.epsilon_kov(
+            out.append({"method": "kov", "result": kov.epsilon_kov.unchecked(
                 epsilon=e, delta=d, rounds=k, delta_total=delta)})
             try:
-                out.append({"method": "drv", "result": kov.epsilon_drv(
+                out.append({"method": "drv", "result": kov.epsilon_drv.unchecked(
                     epsilon=e, delta=d, rounds=k, delta_total=delta)})
             except AccountantError as exc:
                 out.append({"method": "drv", "skipped": str(exc)})
         else:
             epsilon_total = _given(epsilon)
-            out.append({"method": "kov", "result": kov.delta_kov(
+            out.append({"method": "kov", "result": kov.delta_kov.unchecked(
                 epsilon=e, delta=d, rounds=k, epsilon_total=epsilon_total)})
-            out.append({"method": "drv", "result": kov.delta_drv(
+            out.append({"method": "drv", "result": kov.delta_drv.unchecked(
                 epsilon=e, delta=d, rounds=k, epsilon_total=epsilon_total)})
         for item in out:
             if "result" in item:

@@ -37,7 +37,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from accountant.domains import DELTA, EPSILON, Interval
+from accountant.domains import DELTA, EPSILON, Interval, checked
 from accountant.errors import ParameterError, RegimeError
 from accountant.numeric import rounding
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
@@ -334,6 +334,8 @@ def _ball(low: float, high: float, **fields: Any) -> Result:
     return Result(value=mid, kind=Kind.EXACT, radius=radius, precision=53, **fields)
 
 
+@checked(epsilon=EPSILON, delta=_DELTA0, rounds=_ROUNDS,
+         epsilon_total=EPSILON.named("epsilon_total"))
 def delta_kov(*, epsilon: float, delta: float, rounds: int, epsilon_total: float,
               dps: int = _DPS, backend: str | None = None) -> Result:
     """delta' at eps' of the k-fold composition of (eps, delta)-DP mechanisms: exact, tight.
@@ -354,8 +356,7 @@ def delta_kov(*, epsilon: float, delta: float, rounds: int, epsilon_total: float
     Raises:
         ParameterError: an argument outside its domain, or an unknown backend.
     """
-    epsilon, delta, rounds = _check(epsilon, delta, rounds)
-    EPSILON.named("epsilon_total").check(epsilon_total)
+    epsilon, delta, rounds = float(epsilon), float(delta), int(rounds)
     method = (f"composition.kov.delta_kov(epsilon={epsilon}, delta={delta}, "
               f"rounds={rounds})")
     if _backend(backend, rounds) == "float" and epsilon <= _FLOAT_EPSILON:
@@ -376,6 +377,8 @@ def delta_kov(*, epsilon: float, delta: float, rounds: int, epsilon_total: float
                   method=method, source=_KOV, at=float(epsilon_total))
 
 
+@checked(epsilon=EPSILON, delta=_DELTA0, rounds=_ROUNDS,
+         delta_total=DELTA.named("delta_total"))
 def epsilon_kov(*, epsilon: float, delta: float, rounds: int, delta_total: float,
                 dps: int = _DPS, backend: str | None = None) -> Result:
     """eps' at delta' of the k-fold composition: the exact inversion of
@@ -399,8 +402,7 @@ def epsilon_kov(*, epsilon: float, delta: float, rounds: int, delta_total: float
     Raises:
         ParameterError: an argument outside its domain, or an unknown backend.
     """
-    epsilon, delta, rounds = _check(epsilon, delta, rounds)
-    DELTA.named("delta_total").check(delta_total)
+    epsilon, delta, rounds = float(epsilon), float(delta), int(rounds)
     method = (f"composition.kov.epsilon_kov(epsilon={epsilon}, delta={delta}, "
               f"rounds={rounds})")
     if _backend(backend, rounds) == "float" and epsilon <= _FLOAT_EPSILON:
@@ -427,13 +429,14 @@ def epsilon_kov(*, epsilon: float, delta: float, rounds: int, delta_total: float
                   method=method, source=_KOV, at=float(delta_total))
 
 
+@checked(epsilon=EPSILON, delta=_DELTA0, rounds=_ROUNDS,
+         delta_total=DELTA.named("delta_total"))
 def epsilon_drv(*, epsilon: float, delta: float, rounds: int, delta_total: float) -> Result:
     """eps' = sqrt(2k log(1/delta'')) eps + k eps (e^eps - 1) with delta'' = delta' - k delta.
 
     Raises RegimeError when k delta >= delta' (no room for delta'').
     """
-    epsilon, delta, rounds = _check(epsilon, delta, rounds)
-    DELTA.named("delta_total").check(delta_total)
+    epsilon, delta, rounds = float(epsilon), float(delta), int(rounds)
     # delta'' = delta' - k delta exactly (Fraction), then rounded down: a float subtraction
     # loses everything when k delta is close to delta' (issue 16).
     exact_slack = Fraction(delta_total) - rounds * Fraction(delta)
@@ -460,10 +463,11 @@ def epsilon_drv(*, epsilon: float, delta: float, rounds: int, delta_total: float
                   at=float(delta_total))
 
 
+@checked(epsilon=EPSILON, delta=_DELTA0, rounds=_ROUNDS,
+         epsilon_total=EPSILON.named("epsilon_total"))
 def delta_drv(*, epsilon: float, delta: float, rounds: int, epsilon_total: float) -> Result:
     """k delta + delta'' with delta'' solved from eps' (1 when eps' <= k eps (e^eps - 1))."""
-    epsilon, delta, rounds = _check(epsilon, delta, rounds)
-    EPSILON.named("epsilon_total").check(epsilon_total)
+    epsilon, delta, rounds = float(epsilon), float(delta), int(rounds)
     u = rounding.UNIT_ROUNDOFF
     # room = eps' - k eps (e^eps - 1) rounded down (expm1 raised by 2u, exact products);
     # beyond eps = 709, eps e^eps exceeds every float eps': no room (expm1 overflowed)

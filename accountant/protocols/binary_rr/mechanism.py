@@ -81,7 +81,11 @@ class BinaryRR(Mechanism):
             self.max_divergence)
 
     def local_guarantee(self) -> tuple[float, float]:
-        """(epsilon0, 0): binary RR is epsilon0-LDP."""
+        """The local guarantee: (epsilon0, 0): binary RR is epsilon0-LDP.
+
+        Returns:
+            (epsilon0, 0.0).
+        """
         return (self.epsilon0, 0.0)
 
     def max_divergence(self) -> Bracket:

@@ -90,7 +90,11 @@ class KRR(Mechanism):
                                                    alpha=a) for a in orders]
 
     def local_guarantee(self) -> tuple[float, float]:
-        """(epsilon0, 0): k-RR is epsilon0-LDP."""
+        """The local guarantee: (epsilon0, 0): k-RR is epsilon0-LDP.
+
+        Returns:
+            (epsilon0, 0.0).
+        """
         return (self.epsilon0, 0.0)
 
     def max_divergence(self) -> Bracket:

@@ -64,7 +64,11 @@ class LDP(Mechanism):
             n=self.n, epsilon0=self.epsilon0, alphas=alphas), self.max_divergence)
 
     def local_guarantee(self) -> tuple[float, float]:
-        """(epsilon0, 0): the class's local guarantee."""
+        """The local guarantee: (epsilon0, 0): the class's local guarantee.
+
+        Returns:
+            (epsilon0, 0.0).
+        """
         return (self.epsilon0, 0.0)
 
     def max_divergence(self) -> Bracket:
