@@ -82,7 +82,7 @@ from accountant.domains import DELTA, EPSILON, trusted
 from accountant.errors import AccountantError, ParameterError, PrecisionError
 from accountant.numeric import rounding
 from accountant.pairs.clones import ClonePair
-from accountant.protocols.contract import DominatingPair, Mechanism
+from accountant.protocols.contract import DominatingPair, Mechanism, certified_max_divergence
 from accountant.result import Bracket, Direction, Kind, Result, Scope, Source
 from accountant.view import ViewPair
 
@@ -1031,31 +1031,24 @@ _BASIC = Source(citation="Dwork, Roth, The Algorithmic Foundations of Differenti
                          "(2014)", locator="Theorem 3.16 (basic composition)")
 
 
-def _certified(end: Result | None) -> float | None:
-    """A finite float upper end of a max-divergence, or None."""
-    if end is None or end.kind not in (Kind.EXACT, Kind.UPPER) or not end.is_finite:
-        return None
-    return end.upper_end()
-
-
 def _mechanism_class(mech: Mechanism) -> tuple[float, float] | None:
     """(the mechanism's certified max-divergence, 0) when it is finite and a statement
     about every pair, else its local guarantee (e.g. an (epsilon0, delta0)-LDP class)."""
-    try:
-        up = mech.max_divergence().upper
-    except AccountantError:
-        up = None
-    pure = _certified(up) if up is not None and up.scope is Scope.MECHANISM else None
-    return (pure, 0.0) if pure is not None else mech.local_guarantee()
+    top = certified_max_divergence(mech)
+    if top is not None and top.scope is Scope.MECHANISM:
+        return (top.upper_end(), 0.0)
+    return mech.local_guarantee()
 
 
 def _view_class(view: ViewPair) -> tuple[float, float] | None:
     """(a view's certified max-divergence over both orders, 0)."""
     try:
-        pure = _certified(max_divergence(view))
+        top = max_divergence(view)
     except AccountantError:
         return None
-    return None if pure is None else (pure, 0.0)
+    if top.kind not in (Kind.EXACT, Kind.UPPER) or not top.is_finite:
+        return None
+    return (top.upper_end(), 0.0)
 
 
 # a route of `Accountant.report`: (delta, epsilon, discretization, asked) -> entries

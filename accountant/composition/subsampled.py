@@ -282,7 +282,9 @@ class SubsampledPair(LossPmfSource):
         ms = np.arange(lo, hi + 1, dtype=float)
         log_pm = binomial_logpmf(ms, float(n_other), keep)
         err_m = log_pmf_error(log_pm) + 16 * _U * (ms + (n_other - ms)) + ULP_SLACK
-        out: list[list[np.ndarray]] = [[], [], [], [], [], []]  # (loss, log mass, err) x 2
+        # per direction: the losses, log masses and their error bounds, block by block
+        out: list[tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]] = [
+            ([], [], []), ([], [], [])]
         log_out_k = -math.inf
         log_q = math.log(q)
         log_1q = math.log1p(-q) if q < 1 else -math.inf
@@ -302,11 +304,11 @@ class SubsampledPair(LossPmfSource):
                 live = np.isfinite(la)
                 with np.errstate(invalid="ignore"):
                     loss = np.where(np.isfinite(lb_), la - lb_, np.inf)[live]
-                out[3 * side].append(loss)
-                out[3 * side + 1].append(lpm + la[live])
-                out[3 * side + 2].append(err[live])
-        sides = [(np.concatenate(out[3 * side]), np.concatenate(out[3 * side + 1]),
-                  np.concatenate(out[3 * side + 2])) for side in (0, 1)]
+                losses, log_masses, errors = out[side]
+                losses.append(loss)
+                log_masses.append(lpm + la[live])
+                errors.append(err[live])
+        sides = [(np.concatenate(a), np.concatenate(b), np.concatenate(c)) for a, b, c in out]
         atoms = (log_out_m, log_out_k, sides)
         if sides[0][0].size <= _CACHED_OUTCOMES:
             self._ar_atoms.clear()

@@ -36,7 +36,7 @@ from accountant.result import Bracket, Direction, Kind, Result
 from accountant.view import ViewPair
 
 __all__ = ["Mechanism", "DominatingPair", "Declared", "param", "declared", "families", "forget",
-           "brackets_by_order"]
+           "brackets_by_order", "certified_max_divergence"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,6 +377,25 @@ def _stamp_one(fn: Callable[..., Bracket], domain: Interval | None) -> Callable[
     return stamped
 
 
+def certified_max_divergence(mech: Mechanism) -> Result | None:
+    """The mechanism's certified max-divergence upper end when it is finite, else None (a
+    family without one, or +inf).
+
+    Args:
+        mech: the mechanism.
+
+    Returns:
+        The upper end (EXACT or UPPER, finite), or None.
+    """
+    try:
+        top = mech.max_divergence().upper
+    except AccountantError:     # a family without one
+        return None
+    if top is None or top.kind not in (Kind.EXACT, Kind.UPPER) or not top.is_finite:
+        return None
+    return top
+
+
 def _within_max_divergence(mech: Mechanism, out: Bracket, delta: float) -> Bracket:
     """eps(delta) is at most the max-divergence at every delta: an infinite upper end (a
     family's (eps, delta) bound that gives up at tiny delta: a randomizer matrix's blanket
@@ -384,11 +403,8 @@ def _within_max_divergence(mech: Mechanism, out: Bracket, delta: float) -> Brack
     the certified max-divergence."""
     if out.upper is None or out.upper.is_finite:
         return out
-    try:
-        top = mech.max_divergence().upper
-    except AccountantError:     # a family without one keeps its answer
-        return out
-    if top is None or not top.is_finite:
+    top = certified_max_divergence(mech)
+    if top is None:             # a family without one keeps its answer
         return out
     cap = Result(quantity="epsilon", value=top.upper_end(), kind=Kind.UPPER,
                  direction=Direction.MAX,
@@ -404,12 +420,9 @@ def _beyond_max_divergence(mech: Mechanism, epsilon: float) -> Bracket | None:
     BinaryRR, k-RR and LDP at eps = 710 raised a bare OverflowError)."""
     if not epsilon > _BEYOND_EXP:
         return None
-    try:
-        top = mech.max_divergence().upper
-    except AccountantError:     # a family without one answers itself
-        return None
-    if top is None or not top.is_finite or not float(epsilon) >= top.upper_end():
-        return None
+    top = certified_max_divergence(mech)
+    if top is None or not float(epsilon) >= top.upper_end():
+        return None             # (a family without one answers itself)
     zero = Result(quantity="delta", value=0.0, kind=Kind.EXACT, direction=Direction.MAX,
                   method=f"delta(eps) = 0 for eps >= the max-divergence "
                          f"{top.upper_end():.6g} ({top.method})",
