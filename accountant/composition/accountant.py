@@ -384,7 +384,11 @@ class Accountant:
         renyi_label = ", ".join(f"{k}={v}" for k, v in mech.params().items())
 
         def base_curve() -> RdpCurve | None:
-            ends = _renyi_uppers(mech)
+            try:
+                ends = _renyi_uppers(mech)
+            except AccountantError as exc:  # e.g. GKM's 2-D views beyond their budget
+                notes["rdp"] = f"{label}: {exc}"
+                return None
             results = [r for r in ends if r is not None]
             if len(results) < len(ends):
                 return None
@@ -1034,6 +1038,8 @@ _BASIC = Source(citation="Dwork, Roth, The Algorithmic Foundations of Differenti
 def _mechanism_class(mech: Mechanism) -> tuple[float, float] | None:
     """(the mechanism's certified max-divergence, 0) when it is finite and a statement
     about every pair, else its local guarantee (e.g. an (epsilon0, delta0)-LDP class)."""
+    if mech.one_pair():     # its max-divergence is one pair's (GKM's 12 s for nothing)
+        return mech.local_guarantee()
     top = certified_max_divergence(mech)
     if top is not None and top.scope is Scope.MECHANISM:
         return (top.upper_end(), 0.0)

@@ -19,6 +19,7 @@ from accountant.protocols.gkm.protocol import (
     renyi_worst,
     view_pair,
 )
+from accountant.protocols.gkm.view import MAX_BOX_SIDE, box_size
 from accountant.result import Bracket
 from accountant.view import ViewPair
 
@@ -51,6 +52,19 @@ class GKMCount(Mechanism):
     def view_pair(self) -> ViewPair:
         """The exact 2-D view pair at `ones` (ones = 0 when None)."""
         return view_pair(self.parameters, ones=0 if self.ones is None else self.ones)
+
+    def lower_view_pair(self) -> ViewPair | None:
+        """The exact 2-D view pair, or None when its box would not fit.
+
+        Theorem 6's lam puts the box side in the millions: a composition then has no
+        lower end from the view, rather than a refusal.
+
+        Returns:
+            `view_pair()`, or None beyond `MAX_BOX_SIDE`.
+        """
+        p = self.parameters
+        _, side = box_size(n=p.n, epsilon_prime=p.epsilon_prime, s=p.s, lam=p.lam)
+        return None if side > MAX_BOX_SIDE else self.view_pair()
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
         """epsilon(delta) of the exact views, worst case over counts unless `ones`."""

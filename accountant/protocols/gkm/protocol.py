@@ -63,6 +63,7 @@ __all__ = [
     "worst_case_max_divergence",
     "ones_range",
     "check_box_budget",
+    "check_rays_budget",
     "check_epsilon_prime",
     "MIN_EPSILON_PRIME",
     "MAX_EPSILON_PRIME",
@@ -438,7 +439,7 @@ def view_pair(params: GkmParameters, *, ones: int, tail: float = gkm_view.DEFAUL
         The float ViewPair of `gkm_view.view_pair` (description["choice"] added).
 
     Raises:
-        ParameterError: ones outside 0..n-1, or a box too small.
+        ParameterError: ones outside 0..n-1, or a box too small or too large.
     """
     COUNT.named("ones").check(ones)
     if ones > params.n - 1:
@@ -446,6 +447,30 @@ def view_pair(params: GkmParameters, *, ones: int, tail: float = gkm_view.DEFAUL
     return gkm_view.view_pair(n=params.n, ones=int(ones), epsilon_prime=params.epsilon_prime,
                               q=params.q, s=params.s, lam=params.lam, tail=tail, box=box,
                               description={"choice": params.choice})
+
+
+def _rays(params: GkmParameters, counts: range) -> list[tuple[Result, Result]]:
+    """(P||Q, Q||P) along the rays for each count, within the work budget."""
+    check_rays_budget(params, counts)
+    return gkm_view.pure_epsilon_rays_counts(n=params.n, counts=counts,
+                                             epsilon_prime=params.epsilon_prime, q=params.q,
+                                             s=params.s, lam=params.lam)
+
+
+def _oriented(pq: Result, qp: Result, direction: Direction) -> Result:
+    """One order, or the larger of the two relabelled MAX (EXACT only if both are, or the
+    larger is an exact +inf)."""
+    if direction is Direction.P_Q:
+        return pq
+    if direction is Direction.Q_P:
+        return qp
+    top = pq if pq.value >= qp.value else qp
+    exact = pq.kind is qp.kind is Kind.EXACT or (top.kind is Kind.EXACT
+                                                 and top.value == math.inf)
+    return top.with_(direction=Direction.MAX, kind=Kind.EXACT if exact else Kind.UPPER,
+                     error_budget=0.0 if exact else top.error_budget,
+                     method=f"{top.method} [max over P||Q={float(pq):.6g}, "
+                            f"Q||P={float(qp):.6g}]")
 
 
 def max_divergence(params: GkmParameters, *, ones: int,
@@ -466,28 +491,14 @@ def max_divergence(params: GkmParameters, *, ones: int,
         is an exact +inf.
 
     Raises:
-        ParameterError: ones outside 0..n-1.
+        ParameterError: ones outside 0..n-1, or a scan beyond the work budget
+            (`check_rays_budget`).
         ValueError: an unknown direction (Direction(...) is called directly, so this is
             not a ParameterError).
     """
-    COUNT.named("ones").check(ones)
-    if ones > params.n - 1:
-        raise ParameterError(f"ones={ones} is outside [0, n-1] = [0, {params.n - 1}]")
     direction = Direction(direction)
-    pq, qp = gkm_view.pure_epsilon_rays(n=params.n, ones=int(ones),
-                                        epsilon_prime=params.epsilon_prime, q=params.q,
-                                        s=params.s, lam=params.lam)
-    if direction is Direction.P_Q:
-        return pq
-    if direction is Direction.Q_P:
-        return qp
-    top = pq if pq.value >= qp.value else qp
-    exact = pq.kind is qp.kind is Kind.EXACT or (top.kind is Kind.EXACT
-                                                 and top.value == math.inf)
-    return top.with_(direction=Direction.MAX, kind=Kind.EXACT if exact else Kind.UPPER,
-                     error_budget=0.0 if exact else top.error_budget,
-                     method=f"{top.method} [max over P||Q={float(pq):.6g}, "
-                            f"Q||P={float(qp):.6g}]")
+    [(pq, qp)] = _rays(params, ones_range(params, ones))
+    return _oriented(pq, qp, direction)
 
 
 def ones_range(params: GkmParameters, ones: int | None) -> range:
@@ -525,11 +536,14 @@ def worst_case_max_divergence(params: GkmParameters, *,
         (Result, ones): the largest `max_divergence` over the counts, and its count.
 
     Raises:
-        ParameterError: ones outside 0..n-1.
+        ParameterError: ones outside 0..n-1, or scans beyond the work budget
+            (`check_rays_budget`).
         ValueError: an unknown direction.
     """
-    found = [(max_divergence(params, ones=k, direction=direction), k)
-             for k in ones_range(params, ones)]
+    direction = Direction(direction)
+    counts = ones_range(params, ones)
+    found = [(_oriented(pq, qp, direction), k)
+             for (pq, qp), k in zip(_rays(params, counts), counts, strict=True)]
     return max(found, key=lambda rk: rk[0].value)
 
 
@@ -549,19 +563,51 @@ def check_box_budget(params: GkmParameters, ones: int | None) -> None:
         ones: one count, or None for the worst case over all n counts.
 
     Raises:
-        ParameterError: the box side exceeds 6000, or the views of the worst case over
-            counts would need more than 4e8 points together.
+        ParameterError: the box side exceeds `gkm_view.MAX_BOX_SIDE`, or the views of the
+            worst case over counts would need more than 4e8 points together.
     """
     _, a = gkm_view.box_size(n=params.n, epsilon_prime=params.epsilon_prime, s=params.s,
                              lam=params.lam)
-    if a > 6000:
-        raise ParameterError(f"the exact 2-D view needs a box of side {a} > 6000 "
+    if a > gkm_view.MAX_BOX_SIDE:
+        raise ParameterError(f"the exact 2-D view needs a box of side {a} > "
+                             f"{gkm_view.MAX_BOX_SIDE} "
                              f"(lam={params.lam:.6g}, s={params.s}, n={params.n}); "
                              "use smaller lam, s or n")
     views = len(ones_range(params, ones))
     if views * a * a > 4e8:
         raise ParameterError(f"the worst case over ones needs {views} views of {a}^2 points;"
                              " pass ones=K (--ones K) to evaluate one dataset")
+
+
+def check_rays_budget(params: GkmParameters, counts: range) -> None:
+    """Refuse ray scans that would run for minutes (say what to do instead).
+
+    The scans of `max_divergence` touch about B0 array elements per (law, diagonal,
+    offset) (`gkm_view.rays_offsets`), which grows like n^3 B0 over the worst case of
+    all counts; Theorem 6's lam puts B0 in the millions.
+
+    Args:
+        params: the protocol instance.
+        counts: the counts of ones to evaluate.
+
+    Raises:
+        ParameterError: more than `gkm_view.MAX_RAYS_WORK` elements in all.
+    """
+    b0, _ = gkm_view.box_size(n=params.n, epsilon_prime=params.epsilon_prime, s=params.s,
+                              lam=params.lam, tail=1.0)
+    work = 0.0
+    for k in counts:
+        work += float(b0) * gkm_view.rays_offsets(n=params.n, ones=k, q=params.q)
+        if work > gkm_view.MAX_RAYS_WORK:
+            break
+    if work > gkm_view.MAX_RAYS_WORK:
+        hint = ("pass ones=K (--ones K) to evaluate one dataset, or "
+                if len(counts) > 1 else "")
+        raise ParameterError(
+            f"the certified max-divergence of these GKM views would scan more than "
+            f"{gkm_view.MAX_RAYS_WORK:.0e} array elements ({len(counts)} count(s) of ones, "
+            f"far region B0 = {b0}, n={params.n}, s={params.s}, lam={params.lam:.6g}): "
+            f"minutes or hours; {hint}use smaller lam, s or n")
 
 
 def pure_epsilon_both(params: GkmParameters, *,
@@ -579,13 +625,14 @@ def pure_epsilon_both(params: GkmParameters, *,
         larger one-order Result.
 
     Raises:
-        ParameterError: ones outside 0..n-1.
+        ParameterError: ones outside 0..n-1, or scans beyond the work budget
+            (`check_rays_budget`).
     """
     explicit = ones is not None
-    pq = [(max_divergence(params, ones=k, direction=Direction.P_Q), k)
-          for k in ones_range(params, ones)]
-    qp = [(max_divergence(params, ones=k, direction=Direction.Q_P), k)
-          for k in ones_range(params, ones)]
+    counts = ones_range(params, ones)
+    rays = _rays(params, counts)
+    pq = [(r[0], k) for r, k in zip(rays, counts, strict=True)]
+    qp = [(r[1], k) for r, k in zip(rays, counts, strict=True)]
     both = _worst(pq + qp, explicit).with_(direction=Direction.MAX)
     return both, _worst(pq, explicit), _worst(qp, explicit)
 

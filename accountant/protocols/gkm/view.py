@@ -48,6 +48,7 @@ Chernoff bound on the Geo + Poi sum (`sum_tail_bound`).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,9 +68,13 @@ __all__ = [
     "view_pair",
     "box_size",
     "MAX_FAR_REGION",
+    "MAX_BOX_SIDE",
+    "MAX_RAYS_WORK",
+    "rays_offsets",
     "pure_epsilon",
     "pure_epsilon_lower",
     "pure_epsilon_rays",
+    "pure_epsilon_rays_counts",
     "mixture_law",
     "DEFAULT_TAIL",
     "SOURCE",
@@ -238,6 +243,11 @@ def sum_tail_bound(c: float, *, r: float, lam: float) -> float:
 
 # the largest far-region threshold B0 computed: the ray scan holds arrays of B0 floats
 MAX_FAR_REGION = 5e7
+# the largest side of the 2-D box `view_pair` materialises (a few float arrays of side^2)
+MAX_BOX_SIDE = 6000
+# the most array elements the ray scans of one call may touch: ~4e-8 s each on a 2-core
+# machine (np.logaddexp on slices), so about 20 s
+MAX_RAYS_WORK = 5e8
 
 
 def box_size(*, n: int, epsilon_prime: float, s: int, lam: float,
@@ -317,7 +327,8 @@ def view_pair(*, n: int, ones: int, epsilon_prime: float, q: float, s: int, lam:
         where both laws vanish dropped.
 
     Raises:
-        ParameterError: ones outside 0..n-1, or box < B0 + n + 1.
+        ParameterError: ones outside 0..n-1, box < B0 + n + 1, or a box side above
+            MAX_BOX_SIDE.
     """
     if not 0 <= ones <= n - 1:
         raise ParameterError(f"ones={ones} is outside [0, n-1] = [0, {n - 1}]")
@@ -328,6 +339,10 @@ def view_pair(*, n: int, ones: int, epsilon_prime: float, q: float, s: int, lam:
         raise ParameterError(f"box={box} is too small: the certified treatment of the "
                              f"outside needs box >= B0 + n + 1 = {b0 + n + 1}")
     size = a_min if box is None else int(box)
+    if size > MAX_BOX_SIDE:
+        raise ParameterError(f"the exact 2-D view needs a box of side {size} > "
+                             f"{MAX_BOX_SIDE} (lam={lam:.6g}, s={s}, n={n}); use smaller "
+                             "lam, s or n")
     law_p = mixture_law(m1=ones + 1, m0=n - 1 - ones, epsilon_prime=epsilon_prime, q=q, s=s)
     law_q = mixture_law(m1=ones, m0=n - ones, epsilon_prime=epsilon_prime, q=q, s=s)
     log_g, g_err = log_poisson_cdf(mu, size)
@@ -457,6 +472,34 @@ def pure_epsilon_lower(view: ViewPair) -> Result:
                   method="protocols.gkm.view.pure_epsilon_lower (largest grid loss)")
 
 
+def rays_offsets(*, n: int, ones: int, q: float) -> int:
+    """At most how many (law, diagonal, offset) triples `pure_epsilon_rays` visits for one
+    count of ones; each costs one pass over B0 array elements.
+
+    A law with m1 ones and m0 zeros has on diagonal d at most the distinct pairs
+    (t, max(k1 - d, 0)) of its components: min(d, m1) + m0 + 1 + max(m1 - d, 0) (m0 + 1)
+    (one when q = 0: a single component), summed here in closed form over d = 0..k*,
+    k* = ones + 1 >= m1.
+
+    Args:
+        n: number of users.
+        ones: ones among the other n - 1 users.
+        q: the drop probability (one component per law when 0).
+
+    Returns:
+        The count (it includes offsets whose weight underflows).
+    """
+    k = ones + 1
+    total = 0
+    for m1, m0 in ((ones + 1, n - 1 - ones), (ones, n - ones)):
+        if q == 0.0:
+            total += k + 1
+            continue
+        tri = m1 * (m1 + 1) // 2
+        total += tri + (k - m1) * m1 + (k + 1) * (m0 + 1) + (m0 + 1) * tri
+    return total
+
+
 def pure_epsilon_rays(*, n: int, ones: int, epsilon_prime: float, q: float, s: int,
                       lam: float) -> tuple[Result, Result]:
     """(P||Q, Q||P) certified max-divergence over the whole quadrant in O(k* B0 J) work.
@@ -481,13 +524,39 @@ def pure_epsilon_rays(*, n: int, ones: int, epsilon_prime: float, q: float, s: i
         (P||Q, Q||P) Results on "max_divergence" (order inf): UPPER, at least 0, or EXACT
         +inf where the support differs.
     """
-    law_p = mixture_law(m1=ones + 1, m0=n - 1 - ones, epsilon_prime=epsilon_prime, q=q, s=s)
-    law_q = mixture_law(m1=ones, m0=n - ones, epsilon_prime=epsilon_prime, q=q, s=s)
+    return pure_epsilon_rays_counts(n=n, counts=[ones], epsilon_prime=epsilon_prime, q=q,
+                                    s=s, lam=lam)[0]
+
+
+def pure_epsilon_rays_counts(*, n: int, counts: Sequence[int], epsilon_prime: float,
+                             q: float, s: int, lam: float) -> list[tuple[Result, Result]]:
+    """`pure_epsilon_rays` for several counts of ones, sharing the Poisson CDF table
+    (B0 entries, the same for every count).
+
+    Args:
+        n: number of users, >= 1.
+        counts: the counts of ones among the other n - 1 users (not validated here).
+        epsilon_prime: the noise parameter, > 0.
+        q: the drop probability, in [0, 1).
+        s: copies of +1 and -1, >= 0.
+        lam: the flood parameter, > 0.
+
+    Returns:
+        One (P||Q, Q||P) pair per count, in order.
+    """
     b0, _ = box_size(n=n, epsilon_prime=epsilon_prime, s=s, lam=lam, tail=1.0)
     mu = lam * math.exp(2 * epsilon_prime)
     log_g, g_err = log_poisson_cdf(mu, b0)
+    return [_rays(n=n, ones=k, epsilon_prime=epsilon_prime, q=q, s=s, b0=b0, log_g=log_g,
+                  g_err=g_err) for k in counts]
+
+
+def _rays(*, n: int, ones: int, epsilon_prime: float, q: float, s: int, b0: int,
+          log_g: np.ndarray, g_err: np.ndarray) -> tuple[Result, Result]:
+    """`pure_epsilon_rays` for one count, given B0 and the CDF table with its errors."""
+    law_p = mixture_law(m1=ones + 1, m0=n - 1 - ones, epsilon_prime=epsilon_prime, q=q, s=s)
+    law_q = mixture_law(m1=ones, m0=n - ones, epsilon_prime=epsilon_prime, q=q, s=s)
     k_star = max(law_p.max_k1, law_q.max_k1)
-    m = np.arange(b0)
     sup_pq, sup_qp = -math.inf, -math.inf
     nom_pq, nom_qp = -math.inf, -math.inf
     err = 0.0
@@ -522,7 +591,6 @@ def pure_epsilon_rays(*, n: int, ones: int, epsilon_prime: float, q: float, s: i
         if np.any(both):
             nom_pq = max(nom_pq, float(np.max(loss[both])))
             nom_qp = max(nom_qp, float(np.max(-loss[both])))
-    del m
     m0_arg = b0 - int(max(np.max(law_p.alpha), np.max(law_q.alpha)))
     log_g_low = float(log_g[m0_arg] - g_err[m0_arg]) if m0_arg >= 0 else -math.inf
     far = law_p.log_total - law_q.log_total

@@ -1,0 +1,109 @@
+"""GKM's work budgets: the ray scans' cost estimate, refusals that name what to do, and the
+accountant composing a GKM round whose 2-D views do not fit (no numpy MemoryError, no
+hours of scanning; Theorem 6's lam puts the far region in the millions of points)."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from accountant.cli import main
+from accountant.composition.accountant import Accountant
+from accountant.errors import ParameterError
+from accountant.protocols import gkm
+from accountant.protocols.gkm import GKMCount
+from accountant.protocols.gkm import view as gkm_view
+from accountant.result import Direction
+
+SMALL = gkm.gkm_parameters(n=6, epsilon=2.0, epsilon_prime=1.2, q=0.2, s=3, lam=4.0,
+                           strict=False)
+
+
+def _distinct_offsets(n, ones, q, s):
+    """The (law, diagonal, offset) triples `pure_epsilon_rays` visits, counted from the
+    laws themselves (the scan's own loop, without the scan)."""
+    laws = [gkm_view.mixture_law(m1=m1, m0=m0, epsilon_prime=0.5, q=q, s=s)
+            for m1, m0 in ((ones + 1, n - 1 - ones), (ones, n - ones))]
+    k_star = max(law.max_k1 for law in laws)
+    return sum(np.unique(law.beta + np.maximum(law.alpha - law.beta - d, 0)).size
+               for d in range(k_star + 1) for law in laws)
+
+
+@pytest.mark.parametrize("n,ones,q", [(1, 0, 0.3), (2, 1, 0.3), (7, 0, 0.1), (7, 3, 0.1),
+                                      (7, 6, 0.1), (12, 5, 0.01), (9, 4, 0.0), (3, 2, 0.0)])
+def test_offset_count_is_exact_when_copies_separate_the_counts(n, ones, q):
+    # s > n: s t + e (e <= n) never collides, so the closed form counts exactly
+    assert gkm_view.rays_offsets(n=n, ones=ones, q=q) == _distinct_offsets(n, ones, q, n + 1)
+
+
+def test_offset_count_bounds_colliding_offsets():
+    for n, s in itertools.product((3, 5, 8), (1, 2)):
+        for ones in range(n):
+            est = gkm_view.rays_offsets(n=n, ones=ones, q=0.2)
+            true = _distinct_offsets(n, ones, 0.2, s)
+            assert est >= true
+    # the estimate is strict for some colliding case (s = 1 merges s t + e's)
+    assert gkm_view.rays_offsets(n=5, ones=2, q=0.3) > _distinct_offsets(5, 2, 0.3, 1)
+
+
+def test_both_orders_from_one_scan_per_count_equal_the_one_order_calls():
+    both, pq, qp = gkm.pure_epsilon_both(SMALL)
+    per_count = [(gkm.max_divergence(SMALL, ones=k, direction="P||Q"),
+                  gkm.max_divergence(SMALL, ones=k, direction="Q||P")) for k in range(SMALL.n)]
+    assert pq.value == max(a.value for a, _ in per_count)
+    assert qp.value == max(b.value for _, b in per_count)
+    assert both.value == max(pq.value, qp.value)
+    assert both.direction is Direction.MAX
+    worst, k = gkm.worst_case_max_divergence(SMALL, direction="Q||P")
+    assert worst.value == qp.value == per_count[k][1].value
+
+
+def test_theorem6_worst_case_is_refused_with_the_count_hint():
+    p = gkm.theorem6_parameters(n=100, epsilon=1.0, rho=0.5)
+    with pytest.raises(ParameterError, match=r"ones=K.*smaller lam"):
+        gkm.pure_epsilon_both(p)
+    with pytest.raises(ParameterError, match="100 count"):
+        gkm.worst_case_max_divergence(p)
+    # one count of n = 100 is still beyond the budget (~200 offsets x 7.9e6 points)
+    with pytest.raises(ParameterError, match=r"1 count\(s\)") as info:
+        gkm.max_divergence(p, ones=0)
+    assert "ones=K" not in str(info.value)
+
+
+def test_budget_admits_what_it_estimates_below_the_limit():
+    p = gkm.theorem6_parameters(n=10, epsilon=1.0, rho=0.5)
+    b0, _ = gkm_view.box_size(n=p.n, epsilon_prime=p.epsilon_prime, s=p.s, lam=p.lam,
+                              tail=1.0)
+    one = b0 * gkm_view.rays_offsets(n=p.n, ones=0, q=p.q)
+    assert one <= gkm_view.MAX_RAYS_WORK
+    gkm.check_rays_budget(p, range(0, 1))  # no raise
+    total = sum(b0 * gkm_view.rays_offsets(n=p.n, ones=k, q=p.q) for k in range(p.n))
+    assert total > gkm_view.MAX_RAYS_WORK
+    with pytest.raises(ParameterError):
+        gkm.check_rays_budget(p, range(p.n))
+
+
+def test_a_box_beyond_its_side_limit_is_refused_before_allocation():
+    p = gkm.theorem6_parameters(n=10, epsilon=1.0, rho=0.5)
+    with pytest.raises(ParameterError, match=f"> {gkm_view.MAX_BOX_SIDE}"):
+        gkm.view_pair(p, ones=0)
+    assert GKMCount(p).lower_view_pair() is None
+    # within the limit, the lower view is the exact view
+    small = GKMCount(SMALL, ones=1)
+    assert small.lower_view_pair().p.shape == small.view_pair().p.shape
+
+
+def test_accountant_composes_a_round_whose_views_do_not_fit():
+    p = gkm.theorem6_parameters(n=10, epsilon=1.0, rho=0.5)
+    r = Accountant().compose(GKMCount(p), 10).report(delta=1e-6)
+    assert r.bracket.upper is None or r.bracket.upper.value == float("inf")
+    skipped = {e["method"]: e.get("skipped", "") for e in r.entries}
+    assert "box of side" in skipped["rdp"]
+    assert "result" not in {k for e in r.entries for k in e if e["method"] == "kov"}
+
+
+def test_cli_pure_refuses_in_one_line(capsys):
+    status = main(["pure", "gkm-count", "--n", "100", "--epsilon", "1", "--rho", "0.5"])
+    err = capsys.readouterr().err.strip()
+    assert status == 2
+    assert len(err.splitlines()) == 1 and "--ones K" in err
