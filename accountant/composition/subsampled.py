@@ -49,10 +49,17 @@ RELATIONS = ("substitute", "add-remove")
 _U = rounding.UNIT_ROUNDOFF
 # outcomes (c, a) formed at once: about 30 float arrays of this length are alive per chunk
 _CHUNK_OUTCOMES = 1 << 18
-# the most outcomes whose atoms a pair keeps between grid widths (4 arrays: 256 MiB a
+# the most outcomes whose atoms a pair keeps between grid widths (4 arrays: 384 MiB a
 # direction): n = 1e6 users at q = 0.01 have 6.2e6 and rebuilt them for each of 12 widths
-# tried (60 s for one epsilon; kept, 24 s and 0.58 GiB)
-_CACHED_OUTCOMES = 1 << 23
+# tried (60 s for one epsilon; kept, 24 s and 0.58 GiB); n = 1e8 has 9.1e6 (71 s rebuilt,
+# 27.5 s kept, 0.71 GiB)
+_CACHED_OUTCOMES = 12_000_000
+# the most expected clone tokens C = M p1 of the substitute measure: its outcomes (c, a)
+# grow like 180 C (9.1e6 at C = 5e4: n = 1e8, q = 0.01, epsilon0 = 3); beyond, the pair of
+# fewer other users is composed (`SubsampledPair.others_used`)
+_MAX_CLONE_MEAN = 5e4
+# the most outcomes of all M-blocks together before blocks are merged (`_substitute_atoms`)
+_BLOCK_OUTCOMES = 1 << 22
 # (loss, its error, log mass in the block, its error, the block's log weights)
 _Chunk = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[float, float, float]]
 # add/remove: (log of the windows' cut masses (M, K), per order (loss, log central mass,
@@ -93,9 +100,35 @@ class SubsampledPair(LossPmfSource):
 
     @property
     def description(self) -> dict[str, Any]:
-        """The pair's description with the rate and the relation."""
-        return {**dict(self.pair.description), "sampling_rate": self.sampling_rate,
-                "relation": self.relation}
+        """The pair's description with the rate and the relation (and the other users
+        composed, where fewer than the pair's)."""
+        out = {**dict(self.pair.description), "sampling_rate": self.sampling_rate,
+               "relation": self.relation}
+        if self.others_used < self.pair.others:
+            out["others_used"] = self.others_used
+        return out
+
+    @property
+    def others_used(self) -> int:
+        """The other users whose substitute pair is composed: all of them, or as many as
+        give `_MAX_CLONE_MEAN` expected clone tokens.
+
+        Fewer others give a dominating pair: the pair with N others is the pair with
+        N' < N plus N - N' more users who are, independently of the differing user's
+        data, absent or clones, which is a post-processing (add their M and tokens), so
+        every divergence of the N-pair is at most the N'-pair's. The bound is looser (by
+        about sqrt(N/N')), but its outcomes stay within about 9e6 (n = 1e9, q = 0.01:
+        6e7 outcomes rebuilt for each of 14 grid widths, more than 10 minutes for one
+        epsilon). The add/remove measure keeps every user.
+
+        Returns:
+            min(N, floor(_MAX_CLONE_MEAN / (q p0))) for substitute; N for add/remove.
+        """
+        n_other = int(self.pair.others)
+        rate = float(self.sampling_rate) * self.pair.clone_probability
+        if self.relation != "substitute" or n_other * rate <= _MAX_CLONE_MEAN:
+            return n_other
+        return max(1, int(_MAX_CLONE_MEAN / rate))
 
     def loss_pmfs(self, width: float, pessimistic: bool, tail: float,
                   connect: bool = False) -> list[LossPmf]:
@@ -186,7 +219,7 @@ class SubsampledPair(LossPmfSource):
         if hit is not None:
             return hit
         q, pair = float(self.sampling_rate), self.pair
-        n_other, p0 = int(pair.others), pair.clone_probability
+        n_other, p0 = self.others_used, pair.clone_probability
         keep = 1 - q + q * p0
         p1 = min(1.0, q * p0 / keep)
         sign = 1.0 if pessimistic else -1.0
@@ -195,6 +228,13 @@ class SubsampledPair(LossPmfSource):
         log_pm = binomial_logpmf(ms, float(n_other), keep)
         err_m = log_pmf_error(log_pm) + 16 * _U * n_other + ULP_SLACK
         weights = np.exp(log_pm + sign * err_m)
+        # fewer, wider blocks where each holds many outcomes: every block has about the same
+        # (c, a) window, and at large n M's window is narrow relative to M, so a block's
+        # first M bounds its last closely (n = 1e7, q = 0.01: 8.4e5 outcomes a block, 44 s
+        # for one epsilon with 16 blocks; 9 s with 4, the upper end 4e-5 higher)
+        clo, chi, _ = binomial_log_window(int(ms[ms.size // 2]), p1, math.log(tail / 8))
+        per_block = (chi - clo + 3) * (2 * math.sqrt((chi + 2) * math.log(16 / tail) / 2) + 3)
+        blocks = max(1, min(blocks, int(_BLOCK_OUTCOMES // per_block)))
         edges = np.unique(np.linspace(0, ms.size, min(blocks, ms.size) + 1).astype(int))
         outside = 2 * math.exp(log_out_m) if log_out_m > -745 else 0.0
         layout: list[tuple[np.ndarray, int, float, tuple[float, float, float]]] = []
@@ -214,15 +254,26 @@ class SubsampledPair(LossPmfSource):
                            (log_central, central_err, math.log(max(block_w, 1e-320)))))
             size += c_all.size * (2 * half + 1)
 
+        # every block's clone counts c share the terms that depend on (a, c) only (the
+        # token binomial, the rows' logs): computed once per chunk of c for all blocks,
+        # on the widest block's window (16 blocks recomputed them: 6 s of each 7 s build
+        # at n = 1e7); a wider window only keeps more exact outcomes
+        half = max(h for _, h, _, _ in layout)
+        c_first = int(min(c[0] for c, _, _, _ in layout))
+        c_last = int(max(c[-1] for c, _, _, _ in layout))
+
         def chunks() -> Iterator[_Chunk]:
-            for c_all, half, m, block in layout:
-                # rows of c at a time: the outcomes (c, a) of a block grow like n q p0
-                # (1.6e7 arrays of them at n = 1e7 held 3.3 GiB); each chunk is binned
-                # on its own
-                rows = max(1, _CHUNK_OUTCOMES // (2 * half + 1))
-                for start in range(0, c_all.size, rows):
-                    yield self._block_chunk(c_all[start:start + rows], half, m, p1, q) + (
-                        block,)
+            # rows of c at a time: the outcomes (c, a) grow like n q p0 (1.6e7 arrays of
+            # them at n = 1e7 held 3.3 GiB); each chunk is binned on its own
+            rows = max(1, _CHUNK_OUTCOMES // (2 * half + 1))
+            for start in range(c_first, c_last + 1, rows):
+                shared = _token_terms(np.arange(start, min(start + rows, c_last + 1),
+                                                dtype=float), half, pair.w, pair.w_prime)
+                for c_all, _, m, block in layout:
+                    lo_row = max(int(c_all[0]) - start, 0)
+                    hi_row = min(int(c_all[-1]) - start + 1, shared.rows)
+                    if lo_row < hi_row:
+                        yield _block_chunk(shared, lo_row, hi_row, m, p1, q) + (block,)
 
         if size > _CACHED_OUTCOMES:
             return outside, chunks()
@@ -231,40 +282,6 @@ class SubsampledPair(LossPmfSource):
             self._atoms.clear()
         self._atoms[key] = atoms
         return atoms
-
-    def _block_chunk(self, c: np.ndarray, half: int, m: float, p1: float,
-                     q: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The outcomes (a, b) of the clone counts c of one M-block: (loss, its error
-        bound, log P-mass relative to the block's weight, its error bound), live ones."""
-        pair = self.pair
-        log_w, log_w1 = math.log(pair.w), math.log(pair.w_prime)
-        log_q = math.log(q)
-        log_1q = math.log1p(-q) if q < 1 else -math.inf
-        a = np.floor(c / 2)[:, None] + np.arange(-half, half + 1)[None, :]
-        row = np.broadcast_to(np.arange(c.size)[:, None], a.shape)
-        ok = (a >= 0) & (a <= c[:, None])
-        a, row = a[ok], row[ok]
-        cc = c[row]
-        b = cc - a
-        # pi(c) and pi(c-1) depend on the row only: evaluated once per c, then spread
-        lpi = binomial_logpmf(c, m, p1)[row]
-        lpi1 = binomial_logpmf(c - 1, m, p1)[row]
-        lbc = _half_binomial(a, cc)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            la, lb = np.log(a), np.log(b)
-            lc = np.where(cc > 0, np.log(cc), 0.0)
-            fp = math.log(2.0) + np.logaddexp(log_w + la, log_w1 + lb) - lc
-            fq = math.log(2.0) + np.logaddexp(log_w1 + la, log_w + lb) - lc
-            core_p = np.logaddexp(log_1q + lpi, log_q + lpi1 + fp)
-            core_q = np.logaddexp(log_1q + lpi, log_q + lpi1 + fq)
-        e_pi = log_pmf_error(lpi) + log_pmf_error(lpi1) + 16 * _U * (cc + m)
-        err = (e_pi + log_pmf_error(lbc) + ULP_SLACK
-               + 32 * _U * (1 + np.abs(np.where(np.isfinite(fp), fp, 0.0))))
-        live = np.isfinite(core_p) & np.isfinite(lbc)
-        with np.errstate(invalid="ignore"):
-            loss = (core_p - core_q)[live]
-        margin = 2 * err[live] + 32 * _U * (np.abs(core_p[live]) + np.abs(core_q[live]) + 1)
-        return loss, margin, lbc[live] + core_p[live], err[live]
 
     def _add_remove_atoms(self, tail: float) -> _ArAtoms:
         """The add/remove measure's atoms, the same for both directions and every grid
@@ -377,6 +394,78 @@ def _mixture(parts: list[LossPmf]) -> LossPmf:
                    parts[0].pessimistic, (rel + k * _U * (1 + rel)) * (1 + 4 * _U),
                    moved=rounding.up(math.fsum(p.moved for p in parts) * grow),
                    drift=max(p.drift for p in parts), spread=max(p.spread for p in parts))
+
+
+@dataclass(frozen=True, slots=True)
+class _TokenTerms:
+    """The outcomes (a, b = c - a) of a run of clone counts c and their terms that do not
+    depend on M: flattened row by row (`starts[r]`: the first outcome of row r)."""
+
+    c: np.ndarray       # the clone counts, one per row
+    row: np.ndarray     # each outcome's row
+    a: np.ndarray
+    log_tokens: np.ndarray   # log Bin(c, 1/2)(a)
+    fp: np.ndarray      # log 2 (w a + w' b)/c, and with w, w' swapped
+    fq: np.ndarray
+    err: np.ndarray     # their error bounds (all but pi's)
+    starts: np.ndarray
+
+    @property
+    def rows(self) -> int:
+        return int(self.c.size)
+
+
+def _token_terms(c: np.ndarray, half: int, w: float, w_prime: float) -> _TokenTerms:
+    """The outcomes a in floor(c/2) +- half of each count c, where log Bin(c, 1/2)(a) is
+    finite, with their M-free terms."""
+    log_w, log_w1 = math.log(w), math.log(w_prime)
+    a = np.floor(c / 2)[:, None] + np.arange(-half, half + 1)[None, :]
+    row = np.broadcast_to(np.arange(c.size)[:, None], a.shape)
+    ok = (a >= 0) & (a <= c[:, None])
+    a, row = a[ok], row[ok]
+    cc = c[row]
+    lbc = _half_binomial(a, cc)
+    live = np.isfinite(lbc)
+    a, row, cc, lbc = a[live], row[live], cc[live], lbc[live]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        la, lb = np.log(a), np.log(cc - a)
+        lc = np.where(cc > 0, np.log(cc), 0.0)
+        fp = math.log(2.0) + np.logaddexp(log_w + la, log_w1 + lb) - lc
+        fq = math.log(2.0) + np.logaddexp(log_w1 + la, log_w + lb) - lc
+    err = (log_pmf_error(lbc) + ULP_SLACK
+           + 32 * _U * (1 + np.abs(np.where(np.isfinite(fp), fp, 0.0))))
+    starts = np.searchsorted(row, np.arange(c.size + 1))
+    return _TokenTerms(c=c, row=row, a=a, log_tokens=lbc, fp=fp, fq=fq, err=err,
+                       starts=starts)
+
+
+def _block_chunk(t: _TokenTerms, lo_row: int, hi_row: int, m: float, p1: float,
+                 q: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The outcomes of rows lo_row..hi_row-1 of `t` in the block at M = m: (loss, its
+    error bound, log P-mass relative to the block's weight, its error bound), live ones.
+
+    With rho = pi(c-1)/pi(c), pi = Bin(m, p1): P = B_c(a) [(1-q) pi(c) + q pi(c-1) f_P],
+    Q likewise with f_Q (module docstring)."""
+    log_q = math.log(q)
+    log_1q = math.log1p(-q) if q < 1 else -math.inf
+    i0, i1 = int(t.starts[lo_row]), int(t.starts[hi_row])
+    c = t.c[lo_row:hi_row]
+    row = t.row[i0:i1] - lo_row
+    # pi(c) and pi(c-1) depend on the row only: evaluated once per c, then spread
+    lpi_c = binomial_logpmf(c, m, p1)
+    lpi1_c = binomial_logpmf(c - 1, m, p1)
+    e_pi = (log_pmf_error(lpi_c) + log_pmf_error(lpi1_c) + 16 * _U * (c + m))[row]
+    lpi, lpi1 = lpi_c[row], lpi1_c[row]
+    fp, fq = t.fp[i0:i1], t.fq[i0:i1]
+    with np.errstate(invalid="ignore"):
+        core_p = np.logaddexp(log_1q + lpi, log_q + lpi1 + fp)
+        core_q = np.logaddexp(log_1q + lpi, log_q + lpi1 + fq)
+    err = e_pi + t.err[i0:i1]
+    live = np.isfinite(core_p)
+    with np.errstate(invalid="ignore"):
+        loss = (core_p - core_q)[live]
+    margin = 2 * err[live] + 32 * _U * (np.abs(core_p[live]) + np.abs(core_q[live]) + 1)
+    return loss, margin, t.log_tokens[i0:i1][live] + core_p[live], err[live]
 
 
 def _half_binomial(x: np.ndarray, m: np.ndarray) -> np.ndarray:
