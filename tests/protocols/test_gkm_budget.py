@@ -107,3 +107,8 @@ def test_cli_pure_refuses_in_one_line(capsys):
     err = capsys.readouterr().err.strip()
     assert status == 2
     assert len(err.splitlines()) == 1 and "--ones K" in err
+
+
+def test_one_count_call_without_a_count_is_refused_by_name():
+    with pytest.raises(ParameterError, match="ones=None"):
+        gkm.max_divergence(SMALL, ones=None)

@@ -497,6 +497,9 @@ def max_divergence(params: GkmParameters, *, ones: int,
             not a ParameterError).
     """
     direction = Direction(direction)
+    if ones is None:    # ones_range would take it for every count
+        raise ParameterError("ones=None: max_divergence is one count's; "
+                             "worst_case_max_divergence maximises over counts")
     [(pq, qp)] = _rays(params, ones_range(params, ones))
     return _oriented(pq, qp, direction)
 
