@@ -325,8 +325,8 @@ def audit(quick: bool, record: Record) -> Iterator[AuditEntry]:
                        "matches these two protocols up to a factor that varies by "
                        f"{v[1] / v[0]:.3g}x; the theorem is a lower bound over every "
                        "single-message protocol with hidden constants and logarithms, and "
-                       "these are upper ends for two protocols, so nothing here can confirm "
-                       "or refute it"))
+                       "these are upper ends for two protocols, which cannot confirm or "
+                       "refute it"))
     ns_agg = (10**3, 10**4) if quick else (10**3, 10**4, 10**5, 10**6)
     yield record(
         "Idea: B parallel aggregations with R_agg (slides)", "R_agg [Cheu et al.] aggregates "
