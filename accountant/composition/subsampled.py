@@ -403,7 +403,6 @@ class _TokenTerms:
 
     c: np.ndarray       # the clone counts, one per row
     row: np.ndarray     # each outcome's row
-    a: np.ndarray
     log_tokens: np.ndarray   # log Bin(c, 1/2)(a)
     fp: np.ndarray      # log 2 (w a + w' b)/c, and with w, w' swapped
     fq: np.ndarray
@@ -435,7 +434,7 @@ def _token_terms(c: np.ndarray, half: int, w: float, w_prime: float) -> _TokenTe
     err = (log_pmf_error(lbc) + ULP_SLACK
            + 32 * _U * (1 + np.abs(np.where(np.isfinite(fp), fp, 0.0))))
     starts = np.searchsorted(row, np.arange(c.size + 1))
-    return _TokenTerms(c=c, row=row, a=a, log_tokens=lbc, fp=fp, fq=fq, err=err,
+    return _TokenTerms(c=c, row=row, log_tokens=lbc, fp=fp, fq=fq, err=err,
                        starts=starts)
 
 
