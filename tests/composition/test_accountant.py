@@ -244,6 +244,35 @@ def test_subsampled_shuffle_round_and_honest_routes():
     assert rdp and all(e["result"].kind is Kind.HEURISTIC for e in rdp)
 
 
+def test_get_epsilon_builds_no_heuristic_curve_for_the_same_bracket():
+    # the sampled round's RDP curve is ZW19 on a replace-one curve: heuristic whatever it
+    # is, so get_epsilon (a bracket) skips it; report still lists its values
+    acc = Accountant().compose(Subsampled(LDP(n=1000, epsilon0=2.0), 0.05), 3)
+    entry = acc._ledger[0]
+    assert entry.heuristic_curve
+    bracket = acc.get_epsilon(1e-6)
+    assert not entry._curve_done          # the curve was never built
+    report = acc.report(delta=1e-6)
+    assert entry._curve_done
+    assert bracket.upper.value == report.bracket.upper.value
+    assert bracket.lower.value == report.bracket.lower.value
+    assert any(e["method"].startswith("rdp.") for e in report.entries)
+    assert acc.get_delta(1.0).upper.value == acc.report(epsilon=1.0).bracket.upper.value
+    quick = acc._report(1e-6, None, "all", None, None, bracket_only=True)
+    assert [e["skipped"] for e in quick.entries if e["method"] == "rdp"][0].startswith(
+        "its values would be heuristic")
+    # a certified curve (an RDP curve sampled under add/remove: ZW19's own relation) is
+    # still computed for the bracket, and is its upper end
+    plain = Accountant("add-remove").compose(
+        Subsampled(RdpCurve.from_pure_dp(1.0, [2.0, 4.0, 8.0]), 0.1), 3)
+    assert not plain._ledger[0].heuristic_curve
+    bracket = plain.get_epsilon(1e-6)
+    assert plain._ledger[0]._curve_done and "[rdp]" in bracket.upper.method
+    # asked by name, the heuristic route answers
+    named = acc.get_epsilon(1e-6, method="rdp")
+    assert named.upper.kind is not Kind.HEURISTIC   # never a bracket end (trivial or other)
+
+
 def test_events_without_a_certified_route_get_the_trivial_upper_end():
     # an RDP curve sampled under substitution: ZW19 on it is heuristic, and a curve says
     # nothing about an (eps, delta) class

@@ -25,7 +25,12 @@ from accountant.numeric.special import binomial_logpmf, log_pmf_error
 from accountant.numeric.tails import binomial_log_window
 from accountant.pairs.clones import blanket_k_rr, fmt_clones
 
-mpmath.mp.dps = 50
+
+@pytest.fixture(autouse=True)
+def _digits():
+    # 50 digits here only: a module-level setting leaks into other tests of the worker
+    with mpmath.workdps(50):
+        yield
 
 
 def _mp_log_half_binomial(c: int, a: int) -> mpmath.mpf:
