@@ -40,6 +40,7 @@ from accountant.divergence.common import ULP_SLACK
 from accountant.domains import PROBABILITY
 from accountant.errors import ParameterError, PrecisionError
 from accountant.numeric import rounding
+from accountant.numeric.logspace import finite_abs
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
 from accountant.numeric.tails import binomial_log_window
 from accountant.pairs.clones import ClonePair
@@ -323,8 +324,8 @@ class SubsampledPair(LossPmfSource):
             x = log_q + log_rho
             with np.errstate(invalid="ignore"):
                 gain = np.logaddexp(log_1q, x)
-            margin_k = e_rho + 32 * _U * (_finite_abs(x) + abs(log_1q if q < 1 else 0.0)
-                                          + _finite_abs(gain) + 1)
+            margin_k = e_rho + 32 * _U * (finite_abs(x) + abs(log_1q if q < 1 else 0.0)
+                                          + finite_abs(gain) + 1)
             for side, (la, lb_, sign_k) in enumerate(((log_with, log_without, 1.0),
                                                       (log_without, log_with, -1.0))):
                 live = np.isfinite(la)
@@ -513,11 +514,6 @@ def _half_binomial_rows(c: np.ndarray, half: int) -> tuple[np.ndarray, np.ndarra
     return values, errors
 
 
-def _finite_abs(x: np.ndarray) -> np.ndarray:
-    """|x| where finite, else 0 (a -inf log drops out of a logaddexp)."""
-    return np.abs(np.where(np.isfinite(x), x, 0.0))
-
-
 def _log_rho(k: np.ndarray, m: float, p1: float, lpi: np.ndarray, lpi1: np.ndarray,
              e_pi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(log rho, its error bound), rho = pi(k-1)/pi(k) for pi = Bin(m, p1).
@@ -579,7 +575,7 @@ def _block_chunk(t: _TokenTerms, lo_row: int, hi_row: int, m: float, p1: float,
     # the roundings, relative to |x|, |log(1-q)|, |f| <= f_bound and |ratio| <= their sum
     # (+ log 2), bounded per count c
     log_1q_abs = abs(log_1q) if q < 1 else 0.0
-    x_abs = abs(log_q) + _finite_abs(log_rho_c)
+    x_abs = abs(log_q) + finite_abs(log_rho_c)
     margin_c = (2 * (e_rho_c + t.f_err)
                 + 32 * _U * (3 * x_abs + 3 * log_1q_abs + 4 * t.f_bound + 3))
     margin = margin_c[row][live]

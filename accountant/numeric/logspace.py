@@ -11,7 +11,7 @@ import math
 import mpmath
 import numpy as np
 
-__all__ = ["logsumexp", "log1mexp", "log_sub", "exp_value", "log_value"]
+__all__ = ["logsumexp", "log1mexp", "log_sub", "exp_value", "log_value", "finite_abs"]
 
 
 def logsumexp(x: np.ndarray) -> float:
@@ -113,3 +113,17 @@ def log_value(x: float | mpmath.mpf) -> float:
     if isinstance(x, mpmath.mpf):
         return float(mpmath.log(x))
     return math.log(x)
+
+
+def finite_abs(x: np.ndarray) -> np.ndarray:
+    """|x| where finite, else 0: the magnitude a rounding-error bound scales with (a -inf
+    log is a zero term, exact).
+
+    Args:
+        x: values (any shape).
+
+    Returns:
+        An array of the shape of `x`.
+    """
+    x = np.asarray(x, dtype=float)
+    return np.abs(np.where(np.isfinite(x), x, 0.0))

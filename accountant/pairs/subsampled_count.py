@@ -40,6 +40,7 @@ from accountant.distributions import binomial_window
 from accountant.domains import N_PAIR, PROBABILITY, SAMPLING_RATE, checked
 from accountant.errors import ParameterError
 from accountant.numeric import rounding
+from accountant.numeric.logspace import finite_abs
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
 from accountant.pmf import PMF
 from accountant.view import ViewPair
@@ -122,8 +123,8 @@ def subsampled_count_pair(*, n: int, high: Any, low: Any, rate: Any,
     ratio_b = b / b_c if b_c > 0 else 0.0
     param = eps * (ks + (m - ks + 1) * ratio_b) + 2 * eps  # B's parameters and the weights
     base = np.maximum(log_pmf_error(lb_k), log_pmf_error(lb_k1))
-    err_p = base + param + 4 * _U * (1 + np.abs(np.where(np.isfinite(lp), lp, 0.0)))
-    err_q = base + param + 4 * _U * (1 + np.abs(np.where(np.isfinite(lq), lq, 0.0)))
+    err_p = base + param + 4 * _U * (1 + finite_abs(lp))
+    err_q = base + param + 4 * _U * (1 + finite_abs(lq))
     err = np.maximum(err_p, err_q)
 
     def loss(coords: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -139,9 +140,8 @@ def subsampled_count_pair(*, n: int, high: Any, low: Any, rate: Any,
         top = k >= m + 1            # rho = inf: only the differing user's y* term remains
         value = np.where(top, la - lc, value)
         value = np.where(k <= 0, la_c - lc_c, value)
-        fin = lambda x: np.abs(np.where(np.isfinite(x), x, 0.0))  # noqa: E731
-        e = (12 * eps + 32 * _U * (4 + fin(l_rho) + 2 * math.log(m + 2.0) + fin(w_p)
-                                   + fin(w_q) + fin(value)))
+        e = (12 * eps + 32 * _U * (4 + finite_abs(l_rho) + 2 * math.log(m + 2.0) + finite_abs(w_p)
+                                   + finite_abs(w_q) + finite_abs(value)))
         return value, np.where(np.isfinite(value), e, 0.0)
 
     if c > 0:
