@@ -22,7 +22,6 @@ from accountant.composition.subsampled import (
     _token_terms,
 )
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
-from accountant.numeric.tails import binomial_log_window
 from accountant.pairs.clones import blanket_k_rr, fmt_clones
 
 
@@ -122,36 +121,6 @@ def test_substitute_losses_hold_their_margins(pair, q, m):
         assert abs(mpmath.mpf(float(loss[i])) - truth) <= margin[i], (cc, a)
     # a few ulps of the logs, where the log-PMFs' difference gave 16 u m
     assert float(np.max(margin)) < 1e-12
-
-
-def test_add_remove_losses_hold_their_margins():
-    pair = fmt_clones(n=3000, epsilon0=2.0)
-    q, tail = 0.2, 1e-12
-    source = SubsampledPair(pair, q, "add-remove")
-    _, _, sides = source._add_remove_atoms(tail)
-    # the atoms in the order they are built: M over its window, K over each M's
-    r = math.exp(-pair.epsilon0)
-    keep = 1 - q + q * r
-    p1 = q * r / keep
-    lo, hi, _ = binomial_log_window(pair.others, keep, math.log(tail / 8))
-    outcomes = []
-    for m in range(lo, hi + 1):
-        klo, khi, _ = binomial_log_window(m, p1, math.log(tail / 8))
-        outcomes += [(m, k) for k in range(klo, khi + 2) if k <= m + 1]
-    q_, p1_ = mpmath.mpf(q), mpmath.mpf(p1)
-    for side, sign in ((0, 1), (1, -1)):
-        loss, _, _, margins = sides[side]
-        live = [(m, k) for m, k in outcomes if side == 0 or k <= m]
-        assert len(live) == loss.size
-        for i in np.linspace(0, loss.size - 1, 60).astype(int):
-            m, k = live[i]
-            if k == m + 1:
-                assert loss[i] == math.inf           # only with the differing user
-                continue
-            rho = mpmath.mpf(k) * (1 - p1_) / ((m - k + 1) * p1_)
-            truth = sign * mpmath.log((1 - q_) + q_ * rho)
-            assert abs(mpmath.mpf(float(loss[i])) - truth) <= margins[i], (side, m, k)
-        assert float(np.max(margins[np.isfinite(loss)])) < 1e-12
 
 
 def test_both_directions_are_built_once_and_kept():

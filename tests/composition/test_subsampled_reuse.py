@@ -47,7 +47,7 @@ def test_a_reused_build_is_the_fresh_one_for_every_grid_direction_and_tail():
 def test_the_add_remove_atoms_are_built_once_for_every_grid_and_direction(monkeypatch):
     # (n = 1e6, q = 0.01: 6 s a build, made again for each of the 6 widths of one reading);
     # the reused measures equal fresh ones in every field, both orders
-    from accountant.composition import subsampled
+    from accountant.composition import add_remove_atoms
 
     def source() -> SubsampledPair:
         return SubsampledPair(BinaryRR(n=400, epsilon0=1.0).dominating_pair().pair, 0.2,
@@ -55,7 +55,7 @@ def test_the_add_remove_atoms_are_built_once_for_every_grid_and_direction(monkey
 
     used = source()
     windows = []
-    inner = subsampled.binomial_log_window
+    inner = add_remove_atoms.binomial_log_window
 
     def counted(*args):
         windows.append(args)
@@ -65,7 +65,7 @@ def test_the_add_remove_atoms_are_built_once_for_every_grid_and_direction(monkey
              (3e-3, True, 1e-14, False), (3e-3, False, 1e-14, False),
              (1e-3, True, 1e-9, True), (1e-3, False, 1e-14, True)]
     for i, (width, pessimistic, tail, connect) in enumerate(calls):
-        monkeypatch.setattr(subsampled, "binomial_log_window", counted)
+        monkeypatch.setattr(add_remove_atoms, "binomial_log_window", counted)
         again = used.loss_pmfs(width, pessimistic, tail, connect=connect)
         built = len(windows)
         windows.clear()

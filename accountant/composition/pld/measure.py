@@ -126,7 +126,7 @@ def pmf_from_entries(index: np.ndarray, mass: np.ndarray, width: float, infinity
                    spread=math.inf if pessimistic else 0.0)
 
 
-def grid_index(loss: np.ndarray, margin: np.ndarray, width: float,
+def grid_index(loss: np.ndarray, margin: np.ndarray | float, width: float,
                 pessimistic: bool) -> np.ndarray:
     """ceil((loss + margin)/width) (pessimistic) or floor((loss - margin)/width), with the
     division's rounding covered: index * width is >= (<=) the true loss."""
