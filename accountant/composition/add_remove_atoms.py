@@ -21,10 +21,11 @@ two Loader log-PMFs per outcome, 10 s per build of 1.3e7 outcomes, rebuilt for e
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from accountant.composition.pld.runs import Runs, runs_of
 from accountant.divergence.common import ULP_SLACK
 from accountant.numeric import rounding
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
@@ -85,7 +86,7 @@ def add_remove_atoms(n_other: int, q: float, epsilon0: float, tail: float) -> Ad
     windows cut at tail/8 each (module docstring)."""
     r = math.exp(-epsilon0)
     keep = 1 - q + q * r                      # not a left-over draw
-    lo, hi, log_out_m = binomial_log_window(n_other, keep, math.log(tail / 8))
+    lo, hi, log_out_m = binomial_log_window(n_other, keep, math.log(tail / 8), tight=True)
     ms = np.arange(lo, hi + 1, dtype=float)
     log_pm = binomial_logpmf(ms, float(n_other), keep)
     err_m = float(np.max(log_pmf_error(log_pm))) + 16 * _U * n_other + ULP_SLACK
@@ -113,8 +114,9 @@ def add_remove_atoms(n_other: int, q: float, epsilon0: float, tail: float) -> Ad
         # one K window for the block: the union of its first and last rows' windows. K is
         # stochastically increasing in m, so each row's mass below the union is at most
         # the first row's below its window, above it at most the last row's: <= 2 x max
-        ends = [binomial_log_window(int(m), p1c, math.log(tail / 8), complement=True)
-                if p1 > 0.5 else binomial_log_window(int(m), p1, math.log(tail / 8))
+        ends = [binomial_log_window(int(m), p1c, math.log(tail / 8), complement=True,
+                                    tight=True)
+                if p1 > 0.5 else binomial_log_window(int(m), p1, math.log(tail / 8), tight=True)
                 for m in (m_blk[0], m_blk[-1])]
         klo, khi = min(e[0] for e in ends), max(e[1] for e in ends)
         log_out_k = max(log_out_k, math.log(2) + max(e[2] for e in ends))
@@ -198,38 +200,16 @@ def _rows(m: np.ndarray, lpm: np.ndarray, klo: int, kend: int, anchor: int, p1: 
     return (gain[finite], (lpm + lb)[finite], sizes, err, margin, max(st, 0.0), inf_with)
 
 
-def merged(atoms: AddRemoveAtoms, width: float, order: int,
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+def merged(atoms: AddRemoveAtoms, width: float, order: int) -> Runs:
     """One order's atoms (0: with || without, loss gain on with's mass; 1: the other,
-    loss -gain on without's), runs of G neighbouring atoms of a row taken as one,
-    G = width / (16 step): (each run's least loss, greatest loss, log P-mass, and a bound
-    on those log masses' error beyond `atoms.err`).
-
-    A run's losses are monotone in k, so they lie between its ends: an upper measure
-    places its mass at the greatest (connect-the-dots: the least plus the spread as a
-    margin), a lower one at the least. The coupling's drift grows by at most twice
-    width/16 a round, beside the width's own shift."""
+    loss -gain on without's) in runs for a grid of `width` (`pld.runs.runs_of`); the
+    order-0 masses' addition adds its rounding to the runs' `extra`."""
     loss = atoms.gain if order == 0 else -atoms.gain
     if atoms.size == 0:
-        return loss, loss, atoms.log_without, 0.0
+        return Runs(loss, loss, atoms.log_without, 0.0, 1)
     log_mass = atoms.log_without + atoms.gain if order == 0 else atoms.log_without
-    # the addition's rounding (order 0), then each log's
-    top = float(np.max(np.abs(log_mass)))
-    extra = 2 * _U * top if order == 0 else 0.0
-    g = max(1, int(width / (16 * atoms.step))) if atoms.step > 0 else 1 << 30
-    if g == 1:
-        return loss, loss, log_mass, extra
-    lens = np.diff(atoms.starts)
-    groups = (lens + g - 1) // g
-    row = np.repeat(np.arange(lens.size), groups)
-    j = np.arange(int(groups.sum())) - np.repeat(np.cumsum(groups) - groups, groups)
-    first = atoms.starts[row] + j * g
-    last = np.minimum(first + g, atoms.starts[row + 1]) - 1
-    # summed in linear space (the masses lie in the windows, far above underflow): each
-    # exp and the log of the sum round by u of |log|, the sum by G u
-    with np.errstate(divide="ignore"):
-        log_sum = np.log(np.add.reduceat(np.exp(log_mass), first))
-    runs = int(min(g, lens.max()))
-    extra += 2 * _U * top + (runs + 2) * _U * (1 + 1e-9) + 2 * _U * (top + 1)
-    ends = (loss[first], loss[last])
-    return np.minimum(*ends), np.maximum(*ends), log_sum, extra
+    runs = runs_of(loss, log_mass, atoms.starts, width, atoms.step)
+    if order == 0:
+        top = float(np.max(np.abs(log_mass)))
+        runs = replace(runs, extra=rounding.up(runs.extra + 2 * _U * top))
+    return runs

@@ -92,16 +92,17 @@ def test_every_user_sampled_is_all_infinite():
 @pytest.mark.parametrize("order", [0, 1])
 def test_merged_runs_bracket_their_atoms(width, order):
     atoms = add_remove_atoms(10**5 - 1, 0.5, 0.05, 1e-12)
-    least, greatest, log_mass, extra = merged(atoms, width, order)
+    runs_ = merged(atoms, width, order)
+    least, greatest, log_mass, extra = runs_.least, runs_.greatest, runs_.log_mass, runs_.extra
     assert 0 <= extra < 1e-12
     loss = atoms.gain if order == 0 else -atoms.gain
     mass = np.exp(atoms.log_without + (atoms.gain if order == 0 else 0.0))
-    runs = int(width / (16 * atoms.step))
+    runs = int(width * width / (8 * atoms.step))
     if runs <= 1:
         assert least is greatest and np.array_equal(least, loss)
-        assert width < 16 * atoms.step
+        assert width * width < 16 * atoms.step
         return
-    assert width >= 16 * atoms.step * runs
+    assert width * width >= 8 * atoms.step * runs
     # every atom falls in exactly one run of its own row, between that run's ends
     row = np.searchsorted(atoms.starts, np.arange(atoms.size), side="right") - 1
     per_row = (np.diff(atoms.starts) + runs - 1) // runs
@@ -109,7 +110,7 @@ def test_merged_runs_bracket_their_atoms(width, order):
                                                    - atoms.starts[row]) // runs
     assert run_of[-1] + 1 == least.size
     assert np.all(least[run_of] <= loss) and np.all(loss <= greatest[run_of])
-    assert np.all(greatest - least <= width / 16)
+    assert np.all(greatest - least <= width * width / 8)
     sums = np.bincount(run_of, weights=mass)
     # the runs' log masses within `extra` of the sums (and the exp here: 2 u |log|)
     here = 4 * 2.0**-53 * float(np.max(np.abs(log_mass)))

@@ -109,7 +109,10 @@ def test_substitute_losses_hold_their_margins(pair, q, m):
     mid = m * p1
     c = np.arange(max(1.0, math.floor(mid - 3 * math.sqrt(mid))), math.floor(mid) + 3)
     terms = _token_terms(c, 25, pair.w, pair.w_prime)
-    loss, margin, _, _ = _block_chunk(terms, 0, terms.rows, m, p1, q)
+    loss, margin, _, _, starts = _block_chunk(terms, 0, terms.rows, m, p1, q)
+    # the losses increase along each row (what runs of neighbours rely on)
+    for r0, r1 in zip(starts[:-1], starts[1:], strict=True):
+        assert np.all(np.diff(loss[r0:r1]) >= 0)
     # the outcomes in order: row by row, a = floor(c/2) - 25 .. + 25 where 0 <= a <= c
     outcomes = [(int(cc), int(cc // 2 + j)) for cc in c for j in range(-25, 26)
                 if 0 <= cc // 2 + j <= cc]
@@ -131,7 +134,7 @@ def test_both_directions_are_built_once_and_kept():
     assert source._substitute_atoms(True, 1e-12, 16) is upper
     assert source._atoms[(False, 1e-12, 16)] is lower
     # each direction its own M per block (first or last): different block weights
-    assert upper[1][0][4] != lower[1][0][4]
+    assert upper[1][0][5] != lower[1][0][5]
 
 
 @pytest.mark.slow

@@ -57,9 +57,9 @@ def test_the_add_remove_atoms_are_built_once_for_every_grid_and_direction(monkey
     windows = []
     inner = add_remove_atoms.binomial_log_window
 
-    def counted(*args):
+    def counted(*args, **kwargs):
         windows.append(args)
-        return inner(*args)
+        return inner(*args, **kwargs)
 
     calls = [(0.05, True, 1e-14, True), (0.05, False, 1e-14, True),
              (3e-3, True, 1e-14, False), (3e-3, False, 1e-14, False),

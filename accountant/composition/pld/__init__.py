@@ -8,6 +8,7 @@ H_{e^eps} = E_P[(1 - e^(eps - L))_+] with a +inf atom kept apart
 
 - `measure`: the discretised measure (`LossPmf`), pessimistic, optimistic or
   connect-the-dots, with its error ledger;
+- `runs`: neighbouring atoms taken as one on coarse grids;
 - `sources`: what is composed (float views, clones and blanket pairs, `LossPmfSource`s)
   and the measures of each;
 - `convolution`: two measures composed by a bounded FFT or directly, and truncation;

@@ -138,7 +138,7 @@ def grid_index(loss: np.ndarray, margin: np.ndarray | float, width: float,
     return np.floor(z - 4 * _U * np.abs(z))
 
 
-def connected_pmf(loss: np.ndarray, margin: np.ndarray, log_mass: np.ndarray,
+def connected_pmf(loss: np.ndarray, margin: np.ndarray | float, log_mass: np.ndarray,
                   log_error: np.ndarray | float, width: float, infinity: float = 0.0,
                   moved: float = 0.0, pessimistic: bool = True) -> LossPmf:
     """The connect-the-dots discretisation of atoms (docs/conversions.md#connect-the-dots).
