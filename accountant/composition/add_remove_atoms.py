@@ -28,6 +28,7 @@ import numpy as np
 from accountant.composition.pld.runs import Runs, runs_of
 from accountant.divergence.common import ULP_SLACK
 from accountant.numeric import rounding
+from accountant.numeric.logspace import finite_abs
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
 from accountant.numeric.tails import binomial_log_window
 
@@ -183,8 +184,8 @@ def _rows(m: np.ndarray, lpm: np.ndarray, klo: int, kend: int, anchor: int, p1: 
     with np.errstate(invalid="ignore"):
         x = np.where(k == 0, -math.inf, log_q - up)
         gain = np.logaddexp(log_1q, x)
-    x_abs = np.abs(np.where(np.isfinite(x), x, 0.0))
-    gain_abs = np.abs(np.where(np.isfinite(gain), gain, 0.0))
+    x_abs = finite_abs(x)
+    gain_abs = finite_abs(gain)
     margin = float(np.max(np.where(finite, e_step, 0.0), initial=0.0)) + 32 * _U * (
         float(np.max(np.where(finite, x_abs + gain_abs, 0.0), initial=0.0)) + abs(log_1q) + 1)
     # k = m + 1: without's mass is 0, with's is q Bin(m, p')(m): loss +inf

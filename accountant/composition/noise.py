@@ -48,6 +48,7 @@ from accountant.composition.rdp import DEFAULT_ORDERS, RdpCurve
 from accountant.domains import DELTA, EPSILON, Interval
 from accountant.errors import ParameterError, PrecisionError
 from accountant.numeric import rounding
+from accountant.numeric.logspace import finite_abs
 from accountant.result import Source
 
 __all__ = ["NoisePair", "FAMILIES", "NOISE_MULTIPLIER", "SPECIAL_RELATIVE", "gaussian_delta",
@@ -186,10 +187,10 @@ class NoisePair(LossPmfSource):
         with np.errstate(divide="ignore"):
             if self.family == "gaussian":
                 ls = special.log_ndtr(-z)
-                err = SPECIAL_RELATIVE * (1 + np.abs(np.where(np.isfinite(ls), ls, 0.0)))
+                err = SPECIAL_RELATIVE * (1 + finite_abs(ls))
             else:
                 ls = -z - math.log(2.0)
-                err = 4 * _U * (1 + np.abs(np.where(np.isfinite(z), z, 0.0)))
+                err = 4 * _U * (1 + finite_abs(z))
         return ls, err
 
     def _interval_mass(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -209,7 +210,7 @@ class NoisePair(LossPmfSource):
             ee = np.where(np.isfinite(le), ee, 0.0)
             with np.errstate(invalid="ignore"):
                 d = np.where(np.isfinite(le), le - ls, -np.inf)
-            ed = es + ee + 2 * _U * np.abs(np.where(np.isfinite(d), d, 0.0))
+            ed = es + ee + 2 * _U * finite_abs(d)
             core = -np.expm1(d)
             wobble = np.exp(d) * np.expm1(ed)
             hi[sel] = np.exp(ls + es) * (core + wobble) * (1 + 8 * _U)
@@ -253,8 +254,7 @@ class NoisePair(LossPmfSource):
                 m_lo, m_hi = np.maximum(m_lo, n_lo), np.minimum(m_hi, n_hi)
             # the centre t carries a relative error <= u (1/scale rounded), which moves the
             # mass by a factor within exp(+-2u t (|z| + t + 1)) (Gaussian; Laplace: 2u t)
-            reach = np.abs(np.where(np.isfinite(a), a, 0.0)) + np.abs(
-                np.where(np.isfinite(b), b, 0.0)) + t + 1
+            reach = finite_abs(a) + finite_abs(b) + t + 1
             shift = 4 * _U * t * (reach if self.family == "gaussian" else 1.0)
             hi += w * m_hi * np.exp(shift) * (1 + 4 * _U)
             lo += w * m_lo * np.exp(-shift) * (1 - 4 * _U)
@@ -447,8 +447,7 @@ class NoisePair(LossPmfSource):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             lq_hi, lq_lo, lp_hi, lp_lo = (np.log(v) for v in (q_hi, q_lo, p_hi, p_lo))
             jw = j * width
-            size = [np.abs(np.where(np.isfinite(v), v, 0.0)) for v in (lq_hi, lq_lo, lp_hi,
-                                                                        lp_lo)]
+            size = [finite_abs(v) for v in (lq_hi, lq_lo, lp_hi, lp_lo)]
             slack = 4 * _U * (2 * np.maximum.reduce(size) + np.abs(jw) + 1)
             r_up = np.where(p_lo > 0, np.exp(lq_hi - lp_lo + jw + slack), np.inf)
             r_dn = np.where(p_hi > 0, np.exp(lq_lo - lp_hi + jw - slack), 0.0)
@@ -631,7 +630,7 @@ def _widen_ends(lo: np.ndarray, hi: np.ndarray, a: np.ndarray, b: np.ndarray,
     mass moves by at most u |end| times the density near the end (the density at the end
     times 1.01, the end's relative move being far below 1/|end|^2)."""
     def edge(z: np.ndarray) -> np.ndarray:
-        z = np.abs(np.where(np.isfinite(z), z, 0.0))
+        z = finite_abs(z)
         dens = np.exp(-0.5 * z * z) * _INV_SQRT_2PI if family == "gaussian" else \
             0.5 * np.exp(-z)
         return 1.01 * _U * z * dens

@@ -26,6 +26,7 @@ from accountant.divergence.common import ULP_SLACK, arr
 from accountant.domains import POSITIVE
 from accountant.errors import ParameterError, PrecisionError
 from accountant.numeric import rounding
+from accountant.numeric.logspace import finite_abs
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
 from accountant.numeric.tails import binomial_log_window
 from accountant.pairs.clones import ClonePair
@@ -60,7 +61,7 @@ def from_view(view: ViewPair, width: float, pessimistic: bool,
     n = view.size
     lp, loss = view.p, view.float_loss
     lerr = arr(view.log_error, n) + ULP_SLACK
-    margin = arr(view.loss_error, n) + 4 * _U * np.abs(np.where(np.isfinite(loss), loss, 0.0))
+    margin = arr(view.loss_error, n) + 4 * _U * finite_abs(loss)
     live = np.isfinite(lp)
     atoms = live & np.isposinf(loss)
     finite = live & np.isfinite(loss)

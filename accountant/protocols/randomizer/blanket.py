@@ -47,7 +47,7 @@ from scipy.optimize import brentq
 
 from accountant.domains import DELTA, EPSILON, N_PAIR
 from accountant.errors import ParameterError
-from accountant.numeric.logspace import logsumexp
+from accountant.numeric.logspace import finite_abs, logsumexp
 from accountant.numeric.rounding import UNIT_ROUNDOFF, down, sum_relative_error
 from accountant.pairs.clones import count_blocks
 from accountant.protocols.randomizer.matrix import Randomizer
@@ -415,7 +415,7 @@ def _lattice_bound(hi: np.ndarray, weights: np.ndarray, counts: np.ndarray, step
     w2_k = mult_k * wabs[live] ** 2
     with np.errstate(divide="ignore"):
         log_mod = np.log(np.abs(phi_k))
-    abs_log = np.abs(np.where(np.isfinite(log_mod), log_mod, 0.0))
+    abs_log = finite_abs(log_mod)
     ang = np.angle(phi_k)
     sum_rel = sum_relative_error(int(live.sum())) + 8 * _U
     # H_N is nonincreasing in N, so a bound at a smaller count holds at every larger one:
