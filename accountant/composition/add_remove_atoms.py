@@ -26,19 +26,22 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from accountant.composition.pld.runs import Runs, runs_of
+from accountant.composition.pld.sources import OutcomeLimitError
 from accountant.divergence.common import ULP_SLACK
 from accountant.numeric import rounding
 from accountant.numeric.logspace import finite_abs
 from accountant.numeric.special import binomial_logpmf, log_pmf_error
 from accountant.numeric.tails import binomial_log_window
 
-__all__ = ["AddRemoveAtoms", "add_remove_atoms", "merged"]
+__all__ = ["AddRemoveAtoms", "MAX_ATOMS", "add_remove_atoms", "atom_count", "merged"]
 
 _U = rounding.UNIT_ROUNDOFF
 # rows of M sharing one K window (the windows of neighbouring m barely differ)
 _ROWS_PER_BLOCK = 64
 # elements of a block's arrays formed at once
 _BLOCK_ELEMENTS = 1 << 20
+# the most atoms built (16 bytes each, kept; about 1 GiB with the binning's temporaries)
+MAX_ATOMS = 5e7
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +91,16 @@ def add_remove_atoms(n_other: int, q: float, epsilon0: float, tail: float) -> Ad
     r = math.exp(-epsilon0)
     keep = 1 - q + q * r                      # not a left-over draw
     lo, hi, log_out_m = binomial_log_window(n_other, keep, math.log(tail / 8), tight=True)
+    p1 = min(1.0, q * r / keep)
+    p1c = (1 - q) / keep                      # 1 - p', never rounded from p'
+    if q < 1:
+        # the atoms are kept (16 bytes each) and binned with a few temporaries of that size
+        count = atom_count(n_other, q, epsilon0, tail)
+        if count > MAX_ATOMS:
+            raise OutcomeLimitError(
+                f"the add/remove subsampled round would enumerate about {count:.3g} outcomes "
+                f"(n - 1 = {n_other}, sampling_rate = {q:g}, epsilon0 = {epsilon0:g}), "
+                f"above {MAX_ATOMS:.0e}")
     ms = np.arange(lo, hi + 1, dtype=float)
     log_pm = binomial_logpmf(ms, float(n_other), keep)
     err_m = float(np.max(log_pmf_error(log_pm))) + 16 * _U * n_other + ULP_SLACK
@@ -98,8 +111,6 @@ def add_remove_atoms(n_other: int, q: float, epsilon0: float, tail: float) -> Ad
                               ms, np.zeros(ms.size), 0.0,
                               err_m, 0.0, total, total, err_m + ms.size * _U,
                               log_out_m, -math.inf)
-    p1 = min(1.0, q * r / keep)
-    p1c = (1 - q) / keep                      # 1 - p', never rounded from p'
     log_q, log_1q = math.log(q), math.log1p(-q)
     logit = log_q - epsilon0 - log_1q         # log p'/(1-p'), from exact pieces
     e_logit = 4 * _U * (abs(log_q) + epsilon0 + abs(log_1q) + abs(logit))
@@ -143,6 +154,22 @@ def add_remove_atoms(n_other: int, q: float, epsilon0: float, tail: float) -> Ad
                           np.concatenate(row_k), rounding.up(margin), err, step, inf_with, 0.0,
                           rounding.up(float(np.expm1(err)) + (ms.size + 2) * _U),
                           log_out_m, log_out_k)
+
+
+def atom_count(n_other: int, q: float, epsilon0: float, tail: float) -> int:
+    """About how many atoms `add_remove_atoms` builds: M's window times K's at its
+    middle (the rows' windows differ little)."""
+    r = math.exp(-epsilon0)
+    keep = 1 - q + q * r
+    if q >= 1:
+        return 0
+    p1 = min(1.0, q * r / keep)
+    lo, hi, _ = binomial_log_window(n_other, keep, math.log(tail / 8), tight=True)
+    mid = (lo + hi) // 2
+    klo, khi, _ = (binomial_log_window(mid, (1 - q) / keep, math.log(tail / 8),
+                                       complement=True, tight=True) if p1 > 0.5 else
+                   binomial_log_window(mid, p1, math.log(tail / 8), tight=True))
+    return (hi - lo + 1) * (khi - klo + 2)
 
 
 def _rows(m: np.ndarray, lpm: np.ndarray, klo: int, kend: int, anchor: int, p1: float,

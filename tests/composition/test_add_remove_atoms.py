@@ -7,11 +7,16 @@ steps give the losses log((1-q) + q rho). Every stated bound is checked where it
 tightest (50 digits, p' and P(m) from the exact q and eps0), and checked to be small."""
 
 
+import math
+
 import mpmath
 import numpy as np
 import pytest
 
+from accountant.composition import pld
 from accountant.composition.add_remove_atoms import add_remove_atoms, merged
+from accountant.composition.subsampled import SubsampledPair
+from accountant.pairs.clones import fmt_clones
 
 
 @pytest.fixture(autouse=True)
@@ -116,3 +121,39 @@ def test_merged_runs_bracket_their_atoms(width, order):
     here = 4 * 2.0**-53 * float(np.max(np.abs(log_mass)))
     assert np.all(np.abs(log_mass - np.log(sums)) <= extra + here)
 
+
+
+def test_too_many_atoms_are_refused_and_fewer_others_composed():
+    """n = 1e9, q = 0.9, eps0 = 0.01: about 6.9e9 outcomes (110 GB kept) are refused at
+    once, naming the parameters; the pair then composes fewer other users (a dominating
+    pair: more users add an independent (M, K) to both views), whose atoms fit."""
+    from accountant.composition.add_remove_atoms import MAX_ATOMS, atom_count
+    from accountant.composition.pld import OutcomeLimitError
+    with pytest.raises(OutcomeLimitError, match=r"n - 1 = 999999999, sampling_rate = 0\.9"):
+        add_remove_atoms(10**9 - 1, 0.9, 0.01, 1e-12)
+    source = SubsampledPair(fmt_clones(n=10**9, epsilon0=0.01), 0.9, "add-remove")
+    used = source.others_used
+    assert used < 10**9 - 1
+    assert atom_count(used, 0.9, 0.01, 1e-12) <= MAX_ATOMS / 4
+    assert source.description["others_used"] == used
+    # the fewer others' pair dominates: its delta is at least the fuller pair's at a
+    # size both can build (n = 2e5 against 5e4 others), and the ledger answers
+    small = SubsampledPair(fmt_clones(n=200_001, epsilon0=0.3), 0.5, "add-remove")
+    fewer = SubsampledPair(fmt_clones(n=50_001, epsilon0=0.3), 0.5, "add-remove")
+    for a, b in zip(fewer.loss_pmfs(1e-3, True, 1e-12, connect=True),
+                    small.loss_pmfs(1e-3, True, 1e-12, connect=True), strict=True):
+        for eps in (0.0, 0.01, 0.03):
+            assert pld.delta_of(a, eps) >= pld.delta_of(b, eps)
+
+
+@pytest.mark.slow
+def test_a_billion_users_add_remove_answers():
+    """The ledger of 10 such rounds answers through the fewer others' pair (12 s; the
+    whole pair was refused, and before the limit it built 6.9e9 atoms)."""
+    from accountant.composition import Accountant, Subsampled
+    from accountant.protocols.ldp import LDP
+    bracket = Accountant("add-remove").compose(Subsampled(LDP(n=10**9, epsilon0=0.01), 0.9),
+                                               10).get_epsilon(1e-5)
+    assert math.isfinite(bracket.upper.value) and bracket.lower.value <= bracket.upper.value
+    # and informative (the whole pair of n = 1e6 users gives 0.0257)
+    assert bracket.upper.value < 0.03

@@ -61,5 +61,8 @@ def test_the_threshold_leaves_moderate_rounds_whole():
     assert reduced < big.others
     assert reduced * 0.01 * big.clone_probability == pytest.approx(
         subsampled._MAX_CLONE_MEAN, rel=1e-6)
-    # add/remove keeps every user
-    assert SubsampledPair(big, 0.01, "add-remove").others_used == big.others
+    # add/remove keeps every user while its atoms fit (n = 1e6), fewer beyond (n = 1e9:
+    # 5e8 atoms)
+    mid = LDP(n=10**6, epsilon0=3.0).subsampling_pair().composable
+    assert SubsampledPair(mid, 0.01, "add-remove").others_used == mid.others
+    assert SubsampledPair(big, 0.01, "add-remove").others_used < big.others
