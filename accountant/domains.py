@@ -218,6 +218,19 @@ SAMPLING_RATE = Interval("sampling_rate", 0.0, 1.0, closed="right")
 ALPHABET = Interval("k", 2, 1e10, closed="both", integer=True,
                     note="k-RR needs k >= 2 symbols")
 
+def orders(alphas: Any) -> None:
+    """Validate Renyi orders: each in (1, inf] (inf: the max-divergence).
+
+    Args:
+        alphas: an iterable of orders.
+
+    Raises:
+        ParameterError: an order outside (1, inf].
+    """
+    for a in alphas:
+        ALPHA.check(a)
+
+
 def finite_orders(alphas: Any) -> None:
     """Validate Renyi orders for a curve: each in (1, inf), inf refused (a pair's
     max-divergence has its own call).

@@ -49,7 +49,7 @@ from accountant.domains import PROBABILITY
 from accountant.errors import ParameterError, PrecisionError
 from accountant.numeric import rounding
 from accountant.numeric.logspace import finite_abs
-from accountant.numeric.special import binomial_logpmf, log_pmf_error
+from accountant.numeric.special import binomial_logpmf, half_binomial_rows, log_pmf_error
 from accountant.numeric.tails import binomial_log_window
 from accountant.pairs.clones import ClonePair
 
@@ -101,6 +101,9 @@ class SubsampledPair(LossPmfSource):
     # the add/remove atoms by tail, both directions' (`_add_remove_atoms`)
     _ar_atoms: dict[float, AddRemoveAtoms] = field(default_factory=dict, init=False, repr=False,
                                              compare=False)
+    # `others_used`, once decided (the add/remove one bisects windows: asked for by every
+    # description and build)
+    _others: list[int] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.pair, ClonePair):
@@ -140,6 +143,11 @@ class SubsampledPair(LossPmfSource):
             min(N, floor(_MAX_CLONE_MEAN / (q p0))) for substitute; for add/remove N or
             about N MAX_ATOMS / (4 atoms at N).
         """
+        if not self._others:
+            self._others.append(self._decide_others())
+        return self._others[0]
+
+    def _decide_others(self) -> int:
         n_other = int(self.pair.others)
         q = float(self.sampling_rate)
         if self.relation != "substitute":
@@ -452,7 +460,7 @@ def _token_terms(c: np.ndarray, half: int, w: float, w_prime: float) -> _TokenTe
     """The outcomes a in floor(c/2) +- half of each count c, where log Bin(c, 1/2)(a) is
     finite, with their M-free terms."""
     log_w, log_w1 = math.log(w), math.log(w_prime)
-    lbc_rows, err_rows = _half_binomial_rows(c, half)
+    lbc_rows, err_rows = half_binomial_rows(c, half)
     a = np.floor(c / 2)[:, None] + np.arange(-half, half + 1)[None, :]
     row = np.broadcast_to(np.arange(c.size)[:, None], a.shape)
     ok = (a >= 0) & (a <= c[:, None]) & np.isfinite(lbc_rows)
@@ -473,36 +481,6 @@ def _token_terms(c: np.ndarray, half: int, w: float, w_prime: float) -> _TokenTe
     starts = np.searchsorted(row, np.arange(c.size + 1))
     return _TokenTerms(c=c, row=row, log_tokens=lbc, fp=fp, fq=fq, f_err=f_err,
                        f_bound=f_bound, err=err, starts=starts)
-
-
-def _half_binomial_rows(c: np.ndarray, half: int) -> tuple[np.ndarray, np.ndarray]:
-    """(log Bin(c, 1/2)(a), its error bound) for a = floor(c/2) + j, j = -half..half, one
-    row per count c (-inf or nan outside 0 <= a <= c).
-
-    From the centre's log-PMF, stepping out by the ratios Bin(a+1)/Bin(a) = (c-a)/(a+1)
-    and Bin(a-1)/Bin(a) = a/(c-a+1), summed in order: each step's log is within 4 u
-    (1 + |step|) of the true one (one division of integers, one log), and the k-th partial
-    sum adds u |S_k| (sequential summation), so the bound is the centre's plus the running
-    sum of those. Loader's log-PMF on every outcome took 4.4 of each 5.5 s build at
-    n = 1e8 users, q = 0.01 (9e6 outcomes); the steps' bound stays below 1e-11."""
-    a0 = np.floor(c / 2)
-    centre = binomial_logpmf(a0, c, 0.5)
-    e_centre = log_pmf_error(centre)
-    j = np.arange(1, half + 1, dtype=float)[None, :]
-    cc, aa = c[:, None], a0[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        up = np.log((cc - aa - j + 1) / (aa + j))        # a0 + j - 1 -> a0 + j
-        down = np.log((aa - j + 1) / (cc - aa + j))      # a0 - j + 1 -> a0 - j
-        sides = []
-        for steps in (up, down):
-            total = np.cumsum(np.concatenate([centre[:, None], steps], axis=1), axis=1)
-            per_step = 4 * _U * (1 + np.abs(steps)) + _U * np.abs(total[:, 1:])
-            bound = e_centre[:, None] + np.cumsum(per_step, axis=1) * (1 + 1e-6)
-            sides.append((total[:, 1:], bound))
-    (up_v, up_e), (down_v, down_e) = sides
-    values = np.concatenate([down_v[:, ::-1], centre[:, None], up_v], axis=1)
-    errors = np.concatenate([down_e[:, ::-1], e_centre[:, None], up_e], axis=1)
-    return values, errors
 
 
 def _log_rho(k: np.ndarray, m: float, p1: float, lpi: np.ndarray, lpi1: np.ndarray,

@@ -35,6 +35,8 @@ LOG_PMF_REL_ERROR = 1e-14
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _LGAMMA = np.frompyfunc(math.lgamma, 1, 1)
+# the unit round-off (`rounding.UNIT_ROUNDOFF`, not imported: that module loads mpmath)
+_U = 2.0 ** -53
 # Stirling-series coefficients 1/12, 1/360, 1/1260, 1/1680, 1/1188 (Bernoulli numbers).
 _S0, _S1, _S2, _S3, _S4 = 1 / 12, 1 / 360, 1 / 1260, 1 / 1680, 1 / 1188
 
@@ -269,3 +271,35 @@ def negative_binomial_logpmf(k: np.ndarray, r: float, p: float) -> np.ndarray:
     lf = np.log(2.0 * math.pi) + math.log(r) + np.log(kp) - np.log(nn)
     out[pos] = math.log(r) - np.log(nn) + lc - 0.5 * lf
     return out
+
+
+def half_binomial_rows(c: np.ndarray, half: int) -> tuple[np.ndarray, np.ndarray]:
+    """(log Bin(c, 1/2)(a), its error bound) for a = floor(c/2) + j, j = -half..half, one
+    row per count c (-inf or nan outside 0 <= a <= c).
+
+    From the centre's log-PMF, stepping out by the ratios Bin(a+1)/Bin(a) = (c-a)/(a+1)
+    and Bin(a-1)/Bin(a) = a/(c-a+1), summed in order: each step's log is within 4 u
+    (1 + |step|) of the true one (one division of integers, one log), and the k-th partial
+    sum adds u |S_k| (sequential summation), so the bound is the centre's plus the running
+    sum of those. Loader's log-PMF on every outcome took 4.4 of each 5.5 s build of a
+    subsampled round at n = 1e8 users, q = 0.01 (9e6 outcomes), and one call per row
+    1.5 of each 2 s build of the clones pair at n = 1e5; the steps' bound stays below
+    1e-11."""
+    a0 = np.floor(c / 2)
+    centre = binomial_logpmf(a0, c, 0.5)
+    e_centre = log_pmf_error(centre)
+    j = np.arange(1, half + 1, dtype=float)[None, :]
+    cc, aa = c[:, None], a0[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        up = np.log((cc - aa - j + 1) / (aa + j))        # a0 + j - 1 -> a0 + j
+        down = np.log((aa - j + 1) / (cc - aa + j))      # a0 - j + 1 -> a0 - j
+        sides = []
+        for steps in (up, down):
+            total = np.cumsum(np.concatenate([centre[:, None], steps], axis=1), axis=1)
+            per_step = 4 * _U * (1 + np.abs(steps)) + _U * np.abs(total[:, 1:])
+            bound = e_centre[:, None] + np.cumsum(per_step, axis=1) * (1 + 1e-6)
+            sides.append((total[:, 1:], bound))
+    (up_v, up_e), (down_v, down_e) = sides
+    values = np.concatenate([down_v[:, ::-1], centre[:, None], up_v], axis=1)
+    errors = np.concatenate([down_e[:, ::-1], e_centre[:, None], up_e], axis=1)
+    return values, errors

@@ -342,6 +342,22 @@ class Mechanism(abc.ABC):
             ParameterError: an order outside (1, inf] (implementations validate).
         """
 
+    def renyi_upper(self, orders: Sequence[float]) -> list[Result | None]:
+        """The upper ends of `renyi` at each order, the same Results (what a composition of
+        Renyi curves reads). A family whose lower ends cost far more than its upper ends
+        answers without computing them.
+
+        Args:
+            orders: Renyi orders, each in (1, inf].
+
+        Returns:
+            One upper end per order, in the order given.
+
+        Raises:
+            ParameterError: an order outside (1, inf].
+        """
+        return [b.upper for b in self.renyi(orders)]
+
     @abc.abstractmethod
     def max_divergence(self) -> Bracket:
         """The pure-DP epsilon (max-divergence over both orders).

@@ -179,3 +179,28 @@ def test_power_route_bound_is_far_below_the_normwise_one_at_many_rounds():
     e_l = pld.convolution.fft_relative(out.size)
     normwise = 10_000 * e_l * math.sqrt(out.size) * math.sqrt(float(np.sum(mass ** 2)))
     assert bound < normwise / 3
+
+
+@pytest.mark.parametrize("shape, rounds", [("bell", 8), ("bell", 10**4), ("spike", 10**6),
+                                           ("ramp", 10**9), ("period", 10**9)])
+def test_power_route_skips_only_what_its_bound_would_refuse(shape, rounds):
+    # the route gives up before any FFT when the zero-frequency term of its round-off bound
+    # alone exceeds the limit (1e9 rounds tried two FFTs of 2^23 for a bound of 1e-4
+    # against a budget of 2e-8): at the bound it computes, it still answers; a thousandth
+    # of the zero-frequency term's share refuses at many rounds
+    cells = np.arange(40, dtype=float)
+    mass = {"bell": np.exp(-(cells - 12) ** 2 / 30),
+            "spike": np.where(cells == 5, 0.9, 0.1 / 39),
+            "period": np.where(cells % 2 == 0, 1.0, 1e-3),
+            "ramp": cells + 1.0}[shape]
+    mass = mass / mass.sum() * (1 - 1e-12)
+    power = pld.self_composition._power
+    full = power(mass, rounds, 1e-12)
+    assert full is not None
+    bound = full[2]
+    kept = power(mass, rounds, 1e-12, limit=bound)
+    assert kept is not None and kept[2] == bound
+    e_c = 2 * pld.convolution.fft_relative(full[0].size) * float(np.sum(mass))
+    term = 1.05 * rounds * e_c * math.sqrt(2.0)
+    assert bound >= 0.99 * term
+    assert power(mass, rounds, 1e-12, limit=1e-3 * term) is None

@@ -32,18 +32,51 @@ def test_no_composition_is_made_twice_in_one_call(monkeypatch):
     # the probe whose width the plan picks is read again by the first pass, not recomposed
     # (1e9 k-RR rounds: 15 s a composition)
     items = [(clones_pair(n=1000, epsilon0=3.0), 10**5)]
-    keys = []
-    inner = pld.compose._composed_side
+    keys, builds = [], []
+    inner, build = pld.compose._composed_side, pld.compose.pmfs
 
-    def counted(mechanisms, width, pessimistic, tail, connect, budget, at, census):
+    def counted(mechanisms, width, pessimistic, tail, connect, budget, at, census, built):
         keys.append((width, pessimistic, tail, connect, budget, at))
-        return inner(mechanisms, width, pessimistic, tail, connect, budget, at, census)
+        return inner(mechanisms, width, pessimistic, tail, connect, budget, at, census, built)
+
+    def built(source, width, pessimistic, tail, connect):
+        builds.append((width, pessimistic, tail, connect))
+        return build(source, width, pessimistic, tail, connect)
 
     monkeypatch.setattr(pld.compose, "_composed_side", counted)
+    monkeypatch.setattr(pld.compose, "pmfs", built)
     out = pld.compose_views(items, delta=1e-5)
     assert len(keys) == len(set(keys)) >= 2
+    # nor is one round's measure built twice on one grid (the clones pair at n = 1e5: 2 s a
+    # build)
+    assert len(builds) == len(set(builds)) >= 2
     # and the answer is a narrow certified bracket
     assert out.lower is not None and out.relative_gap <= 0.008
+
+
+def test_the_chosen_probe_is_not_read_twice(monkeypatch):
+    # here the plan keeps the 0.05 probe's grid: the first pass takes the probe's ends as
+    # they were read (1e9 k-RR rounds: 4 s a reading at 2.5e6 cells), the same values
+    reads, lows = [], []
+    read, read_lower = pld.compose.epsilon_of, pld.compose.lower_epsilon_of
+
+    def upper(pmf, delta):
+        reads.append(id(pmf))
+        return read(pmf, delta)
+
+    def lower(pmf, delta):
+        lows.append(id(pmf))
+        return read_lower(pmf, delta)
+
+    monkeypatch.setattr(pld.compose, "epsilon_of", upper)
+    monkeypatch.setattr(pld.compose, "lower_epsilon_of", lower)
+    items = [(clones_pair(n=100, epsilon0=5.0), 10**4)]
+    out = pld.compose_views(items, delta=1e-5)
+    assert out.discretization == 0.05
+    assert len(reads) == len(set(reads)) == 1 and len(lows) == len(set(lows)) == 1
+    monkeypatch.undo()
+    again = pld.compose_views(items, delta=1e-5)
+    assert (out.upper.value, out.lower.value) == (again.upper.value, again.lower.value)
 
 
 @pytest.mark.parametrize("limit, skipped", [(0, True), (10**9, False)])

@@ -9,6 +9,7 @@ moved mass again: 8e-7 of it at T = 1e4, delta = 1e-5, a 1 % lower end.
 """
 
 import math
+from functools import partial
 
 import mpmath
 import numpy as np
@@ -244,6 +245,7 @@ def test_a_probe_with_no_finite_upper_end_is_not_refined(monkeypatch):
 
     monkeypatch.setattr(pld.compose, "_compose_side", counted)
     tail = pld.truncation_tail(items, 5e-324)
-    width, low = pld.compose._width_for_gap(items, 5e-324, None, 0.008, tail, None)
+    reads = (partial(pld.epsilon_of, delta=5e-324), partial(pld.lower_epsilon_of, delta=5e-324))
+    width, low = pld.compose._width_for_gap(items, 5e-324, None, 0.008, tail, reads, None)
     assert set(widths) == {0.05} and low == 0.0
     assert width == 0.05

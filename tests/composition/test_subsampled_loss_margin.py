@@ -5,7 +5,7 @@ rho = pi(c-1)/pi(c) = c (1 - p1)/((m - c + 1) p1), which `_log_rho` takes in clo
 the difference of two log-PMFs carried both their error bounds (16 u m each for p1's error),
 3.6e-7 per round at m = 1e8, which raised every loss of n = 1e8 users by that (11 % of the
 epsilon of 1000 rounds). The token binomial's log-PMF is summed out from each row's centre
-(`_half_binomial_rows`). Each stated bound is checked to hold, and to be small."""
+(`half_binomial_rows`). Each stated bound is checked to hold, and to be small."""
 
 import math
 
@@ -17,11 +17,10 @@ from accountant.composition import pld
 from accountant.composition.subsampled import (
     SubsampledPair,
     _block_chunk,
-    _half_binomial_rows,
     _log_rho,
     _token_terms,
 )
-from accountant.numeric.special import binomial_logpmf, log_pmf_error
+from accountant.numeric.special import binomial_logpmf, half_binomial_rows, log_pmf_error
 from accountant.pairs.clones import blanket_k_rr, fmt_clones
 
 
@@ -37,9 +36,9 @@ def _mp_log_half_binomial(c: int, a: int) -> mpmath.mpf:
 
 
 @pytest.mark.parametrize("c", [0, 1, 2, 3, 4, 7, 50, 1001, 50_000, 1_234_567])
-def test_half_binomial_rows_hold_their_bound(c):
+def testhalf_binomial_rows_hold_their_bound(c):
     half = 60
-    values, errors = _half_binomial_rows(np.array([float(c)]), half)
+    values, errors = half_binomial_rows(np.array([float(c)]), half)
     a0 = c // 2
     checked = 0
     for j in range(-half, half + 1):
@@ -56,9 +55,9 @@ def test_half_binomial_rows_hold_their_bound(c):
     assert checked == min(c + 1, 2 * half + 1) or c > 2 * half
 
 
-def test_half_binomial_rows_agree_with_loader_at_large_counts():
+def testhalf_binomial_rows_agree_with_loader_at_large_counts():
     c = np.array([2e5, 2e5 + 1, 7e6])
-    values, errors = _half_binomial_rows(c, 2000)
+    values, errors = half_binomial_rows(c, 2000)
     a = np.floor(c / 2)[:, None] + np.arange(-2000, 2001)[None, :]
     loader = binomial_logpmf(a, np.broadcast_to(c[:, None], a.shape), 0.5)
     assert np.all(np.abs(values - loader) <= errors + log_pmf_error(loader))

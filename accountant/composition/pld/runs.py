@@ -65,8 +65,9 @@ def runs_of(loss: np.ndarray, log_mass: np.ndarray, starts: np.ndarray, width: f
     groups = (lens + g - 1) // g
     row = np.repeat(np.arange(lens.size), groups)
     j = np.arange(int(groups.sum())) - np.repeat(np.cumsum(groups) - groups, groups)
+    # j g < the row's length for j < ceil(length / g): every run starts inside its row,
+    # and a row with no atoms has no runs
     first = (starts[:-1][row] + j * g).astype(np.int64)
-    first = first[first < starts[1:][row]]     # rows with no atoms start no run
     least = np.minimum.reduceat(loss, first)
     greatest = np.maximum.reduceat(loss, first)
     # each exp and the log of the sum round by u |log|, the sum of G terms by G u

@@ -325,7 +325,7 @@ def power_compose(pmf: LossPmf, rounds: int, tail: float,
     """
     if rounds < 2 or pmf.mass.size < 2 or tail <= 0:
         return None
-    chain = _power(pmf.mass, rounds, tail)
+    chain = _power(pmf.mass, rounds, tail, limit=budget - tail)
     if chain is None or chain[2] + tail > budget:
         return None
     out, lo, fft_l1 = chain
@@ -354,7 +354,11 @@ def tilted_power_compose(pmf: LossPmf, rounds: int, tail: float, at: float,
     if tilted is None:
         return None
     lam, log_m, start, r_tilt = tilted
-    chain = _power(start, rounds, tail)
+    # the tilted chain's round-off reaches the reading at `at` times M^T e^(-lam k0)
+    # (`LossPmf.error_above`, k0 one cell below `at`), or whole where that exceeds 1
+    k0 = math.floor(at / pmf.width) - 1 - rounds * pmf.offset
+    factor = math.exp(min(rounds * log_m - lam * k0, 0.0))
+    chain = _power(start, rounds, tail, limit=budget / factor if factor > 0 else math.inf)
     if chain is None:
         return None
     out, lo, fft_l1 = chain
@@ -367,11 +371,13 @@ def tilted_power_compose(pmf: LossPmf, rounds: int, tail: float, at: float,
     return composed
 
 
-def _power(mass: np.ndarray, rounds: int,
-           tail: float) -> tuple[np.ndarray, int, float] | None:
+def _power(mass: np.ndarray, rounds: int, tail: float,
+           limit: float = math.inf) -> tuple[np.ndarray, int, float] | None:
     """(the cyclic T-fold self-convolution of `mass` on its Chernoff window, rotated to
     start at the window's first index lo, lo, its l1 round-off bound), or None when the
-    window is too long or the mass too large for the bound.
+    window is too long, the mass too large for the bound, or the bound surely above
+    `limit` (known before any FFT: its zero-frequency term alone; 1e9 rounds tried two
+    FFTs of 2^23 for nothing, 4 s of a 28 s answer).
 
     Round-off (docs/conversions.md#power-route), with y = F t the exact spectrum of the
     padded input t, z the computed one, w the computed T-th powers, L the length:
@@ -400,6 +406,12 @@ def _power(mass: np.ndarray, rounds: int,
     e_c = 2 * e_l * s
     rho = s + e_c                                                   # >= |y_k|, |z_k|
     if rounds * math.log(rho) > math.log(2.0):
+        return None
+    # the bound below is at least 1.05 T e_c sqrt(2 r_0^(2(T - 1))), r_0 >= |t|_1 - e_c + e_c
+    # at frequency 0 (kept 1 % short of it for the float evaluations)
+    r_0 = total * (1 - 2 * rounding.sum_relative_error(mass.size))
+    if 0.99 * 1.05 * rounds * e_c * math.sqrt(2.0) * math.exp((rounds - 1) * math.log(r_0)) \
+            > limit:
         return None
     padded = np.zeros(length)
     padded[:mass.size] = mass

@@ -27,7 +27,7 @@ from accountant.domains import POSITIVE
 from accountant.errors import ParameterError, PrecisionError
 from accountant.numeric import rounding
 from accountant.numeric.logspace import finite_abs
-from accountant.numeric.special import binomial_logpmf, log_pmf_error
+from accountant.numeric.special import binomial_logpmf, half_binomial_rows, log_pmf_error
 from accountant.numeric.tails import binomial_log_window
 from accountant.pairs.clones import ClonePair
 from accountant.view import ViewPair
@@ -150,13 +150,17 @@ def from_clone_pair(pair: ClonePair, width: float, pessimistic: bool,
         ok = (x >= 0) & (x <= mm)
         xs, mv = x[ok], mm[ok]
         row = np.broadcast_to(np.arange(cs.size)[:, None], x.shape)[ok] + start
-        log_b = _half_binomial_logpmf(xs, mv)
+        # Bin(m, 1/2)(x) of each row stepped out from its centre (the same layout: x =
+        # floor(m/2) + offsets); one log-PMF call per row was 1.5 of each 2 s build at
+        # n = 1e5, eps0 = 3
+        rows_b, rows_e = half_binomial_rows(ms, half_width)
+        log_b, err_b = rows_b[ok], rows_e[ok]
         with np.errstate(divide="ignore"):
             la, lb = np.log(xs), np.log(mv - xs)
         # log(2 (w a + w' b)/m); w, w' carry <= 4u relative each, the logs a few u
         log_f = math.log(2.0) + np.logaddexp(log_w + la, log_w1 + lb) - np.log(mv)
         log_mass = log_pi[row] + log_b + log_f
-        err = err_pi[row] + log_pmf_error(log_b) + 16 * _U * (1 + np.abs(log_f))
+        err = err_pi[row] + err_b + 16 * _U * (1 + np.abs(log_f))
         loss = np.logaddexp(e0 + la, lb) - np.logaddexp(la, e0 + lb)
         margin = 16 * _U * (e0 + np.log(mv + 1) + 2)
         if connect:
@@ -206,18 +210,6 @@ def _sum_connected(parts: list[LossPmf], moved: float) -> LossPmf:
                    moved=rounding.up(moved + 2 * _U * infinity),
                    drift=max(p.drift for p in parts),
                    spread=max(p.spread for p in parts))
-
-
-def _half_binomial_logpmf(x: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """log Bin(m, 1/2)(x) for arrays x and m (m varies): one `binomial_logpmf` call per
-    distinct m (same error model, `log_pmf_error`)."""
-    out = np.empty(x.shape)
-    order = np.argsort(m, kind="stable")
-    ms = m[order]
-    cuts = np.flatnonzero(np.diff(ms)) + 1
-    for part in np.split(order, cuts):
-        out[part] = binomial_logpmf(x[part], float(m[part[0]]), 0.5)
-    return out
 
 
 class LossPmfSource(ABC):

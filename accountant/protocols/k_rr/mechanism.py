@@ -8,14 +8,18 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from accountant.domains import ALPHABET, EPSILON0, N_PAIR
+from accountant.domains import orders as order_domain
 from accountant.pairs import clones
 from accountant.pairs.subsampled_count import subsampled_count_pair
 from accountant.protocols.contract import DominatingPair, Mechanism, param
 from accountant.protocols.k_rr import blanket, privacy
-from accountant.result import Bracket
+from accountant.result import Bracket, Result
 from accountant.view import ViewPair
 
 __all__ = ["KRR"]
+
+# the most (a, b) cells of the special pair built as a composition's lower pair
+_LOWER_PAIR_CELLS = 4_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +42,15 @@ class KRR(Mechanism):
         """A real pair's view for the composed lower end.
 
         Returns:
-            The special pair up to `SPECIAL_PAIR_LIMIT` users; beyond, its post-processing
-            to one count (`subsampled_pair` at rate 1, substitute), which needs no 2-D grid.
+            The special pair up to `SPECIAL_PAIR_LIMIT` users and `_LOWER_PAIR_CELLS` cells
+            of its 2-D grid (k >= 3); beyond, its post-processing to one count
+            (`subsampled_pair` at rate 1, substitute), which needs no 2-D grid: a lower end
+            about 1 % lower (n = 2e4, k = 4, 100 rounds: 0.5156 against 0.5230), where the
+            special pair at n = 1e5, k = 4 took 15 s and 2 GiB of a 34 s mixed ledger.
         """
-        if self.n > privacy.SPECIAL_PAIR_LIMIT:
+        if self.n > privacy.SPECIAL_PAIR_LIMIT or (
+                self.k >= 3 and privacy.special_cells(self.n, self.epsilon0, self.k)
+                > _LOWER_PAIR_CELLS):
             return self.subsampled_pair(1.0, "substitute")
         return self.view_pair()
 
@@ -86,8 +95,26 @@ class KRR(Mechanism):
 
     def renyi(self, orders: Sequence[float]) -> list[Bracket]:
         """`k_rr.renyi_divergence` at each order (inf: the max-divergence)."""
-        return [privacy.renyi_divergence.unchecked(n=self.n, epsilon0=self.epsilon0, k=self.k,
-                                                   alpha=a) for a in orders]
+        return privacy.renyi_divergences.unchecked(n=self.n, epsilon0=self.epsilon0, k=self.k,
+                                                   alphas=list(orders))
+
+    def renyi_upper(self, orders: Sequence[float]) -> list[Result | None]:
+        """`renyi`'s upper ends (the blanket pair's) without the special pair, whose lower
+        ends a composition does not read (1.6e7 atoms at n = 1e5, k = 4: 14 s a build and
+        minutes for the 15 orders' brackets, for nothing).
+
+        Args:
+            orders: Renyi orders, each in (1, inf].
+
+        Returns:
+            One upper end per order (mechanism statements), as `renyi` gives them.
+
+        Raises:
+            ParameterError: an order outside (1, inf].
+        """
+        order_domain(orders)
+        return [b.for_mechanism().upper for b in privacy.renyi_divergences.unchecked(
+            n=self.n, epsilon0=self.epsilon0, k=self.k, alphas=list(orders), special=False)]
 
     def local_guarantee(self) -> tuple[float, float]:
         """The local guarantee: (epsilon0, 0): k-RR is epsilon0-LDP.

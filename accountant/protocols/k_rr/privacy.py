@@ -19,13 +19,22 @@ each other symbol with probability 1/(e^eps0+k-1).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from accountant.divergence import delta_bracket, epsilon_bracket, renyi_bracket
-from accountant.domains import ALPHA, ALPHABET, DELTA, EPSILON, EPSILON0, N_PAIR, checked
+from accountant.domains import (
+    ALPHA,
+    ALPHABET,
+    DELTA,
+    EPSILON,
+    EPSILON0,
+    N_PAIR,
+    checked,
+    orders,
+)
 from accountant.errors import ParameterError
 from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.numeric.special import binomial_logpmf, log_pmf_error, two_product
@@ -102,6 +111,42 @@ def special_loss(a: np.ndarray, b: np.ndarray, *, n: int, epsilon0: float,
     return loss, err
 
 
+def _windows(n: int, epsilon0: float, k: int,
+             tail: float) -> tuple[np.ndarray, float, int, int, int, float]:
+    """(log-PMF of a on its window, the mass outside it, its first a, the first and last b,
+    P[report is x' | not x]) of the special pair's grid (`special_pair`)."""
+    e = math.exp(epsilon0)
+    den = e + k - 1
+    # a ~ Bin(n, e/den); the log-PMF forms 1 - prob inside, so it is given whichever of
+    # e/den and (k-1)/den is below 1/2 (each accurate to an ulp): for large eps0, 1 - e/den
+    # has no correct digit (the special pair's P summed to 1.29 at eps0 = 36.3); for large
+    # k, 1 - (k-1)/den loses 11 (its lower end of delta rose above the truth)
+    if e <= k - 1:
+        a_logs, a_tail, a_lo = binomial_fast_window(n, e / den, tail / 2)
+    else:
+        c_logs, a_tail, c_lo = binomial_fast_window(n, (k - 1) / den, tail / 2)
+        a_logs = c_logs[::-1].copy()
+        a_lo = n - (c_lo + c_logs.size - 1)
+    # given a report is not x, it is x' with probability 1/(k-1) (exact ratio, not pb/(1-pa))
+    pb_given = 1.0 / (k - 1) if k > 2 else 1.0
+    a_vals = np.arange(a_lo, a_lo + a_logs.size)
+    if k == 2:
+        b_lo_all, b_hi_all = int(n - a_vals[-1]), int(n - a_vals[0])
+    else:
+        m_lo, m_hi = int(n - a_vals[-1]), int(n - a_vals[0])
+        _, _, lo1 = binomial_fast_window(m_lo, pb_given, tail / 4)
+        l2, _, lo2 = binomial_fast_window(m_hi, pb_given, tail / 4)
+        b_lo_all, b_hi_all = min(lo1, lo2), lo2 + l2.size - 1
+    return a_logs, a_tail, a_lo, b_lo_all, b_hi_all, pb_given
+
+
+def special_cells(n: int, epsilon0: float, k: int, tail: float = 1e-30) -> int:
+    """The (a, b) cells of the special pair's grid, without building it (1.6e7 at n = 1e5,
+    epsilon0 = 2, k = 4: 15 s and several GiB to build)."""
+    a_logs, _, _, b_lo, b_hi, _ = _windows(n, epsilon0, k, tail)
+    return int(a_logs.size) * (b_hi - b_lo + 1)
+
+
 @checked(n=N_PAIR, epsilon0=EPSILON0, k=ALPHABET)
 def special_pair(*, n: int, epsilon0: float, k: int, tail: float = 1e-30) -> ViewPair:
     """The special pair on (a, b) (float backend), P = differing user holds x', Q = x.
@@ -130,27 +175,8 @@ def special_pair(*, n: int, epsilon0: float, k: int, tail: float = 1e-30) -> Vie
         raise ParameterError(f"n={n} is outside [2, {SPECIAL_PAIR_LIMIT}] for the k-RR "
                              "special pair (its 2-D grid grows like n); use blanket_pair")
     e = math.exp(epsilon0)
-    den = e + k - 1
-    # a ~ Bin(n, e/den); the log-PMF forms 1 - prob inside, so it is given whichever of
-    # e/den and (k-1)/den is below 1/2 (each accurate to an ulp): for large eps0, 1 - e/den
-    # has no correct digit (the special pair's P summed to 1.29 at eps0 = 36.3); for large
-    # k, 1 - (k-1)/den loses 11 (its lower end of delta rose above the truth)
-    if e <= k - 1:
-        a_logs, a_tail, a_lo = binomial_fast_window(n, e / den, tail / 2)
-    else:
-        c_logs, a_tail, c_lo = binomial_fast_window(n, (k - 1) / den, tail / 2)
-        a_logs = c_logs[::-1].copy()
-        a_lo = n - (c_lo + c_logs.size - 1)
-    # given a report is not x, it is x' with probability 1/(k-1) (exact ratio, not pb/(1-pa))
-    pb_given = 1.0 / (k - 1) if k > 2 else 1.0
+    a_logs, a_tail, a_lo, b_lo_all, b_hi_all, pb_given = _windows(n, epsilon0, k, tail)
     a_vals = np.arange(a_lo, a_lo + a_logs.size)
-    if k == 2:
-        b_lo_all, b_hi_all = int(n - a_vals[-1]), int(n - a_vals[0])
-    else:
-        m_lo, m_hi = int(n - a_vals[-1]), int(n - a_vals[0])
-        _, _, lo1 = binomial_fast_window(m_lo, pb_given, tail / 4)
-        l2, _, lo2 = binomial_fast_window(m_hi, pb_given, tail / 4)
-        b_lo_all, b_hi_all = min(lo1, lo2), lo2 + l2.size - 1
     b_vals = np.arange(b_lo_all, b_hi_all + 1)
     A, B = np.meshgrid(a_vals, b_vals, indexing="ij")
     m = n - A
@@ -215,13 +241,20 @@ def _upper_pair(n: int, epsilon0: float, k: int) -> tuple[Any, Any]:
 
 def _with_special_pair(up: Bracket, what: str, n: int, epsilon0: float, k: int,
                        ends: Callable[[ViewPair], tuple[Result, Result]],
-                       tail: float = 1e-30) -> Bracket:
+                       tail: float = 1e-30, built: list[ViewPair] | None = None) -> Bracket:
     """The blanket pair's ends `up` (upper, and its own lower end as `pair_lower`) with the
     special pair's (lower, value) beside them, when the special pair is built (n <=
-    SPECIAL_PAIR_LIMIT): its value is a lower bound on the mechanism."""
+    SPECIAL_PAIR_LIMIT): its value is a lower bound on the mechanism. `built`: holds the
+    special pair once built, for the next call."""
     lower = special = None
     if n <= SPECIAL_PAIR_LIMIT:
-        lo, hi = ends(special_pair.unchecked(n=n, epsilon0=epsilon0, k=k, tail=tail))
+        if built is None or not built:
+            view = special_pair.unchecked(n=n, epsilon0=epsilon0, k=k, tail=tail)
+            if built is not None:
+                built.append(view)
+        else:
+            view = built[0]
+        lo, hi = ends(view)
         m = f"{_METHOD}.{what}(special pair: lower bound on the mechanism)"
         lower, special = lo.with_(method=m, source=_SOURCE), hi.with_(method=m, source=_SOURCE)
     return Bracket(lower=lower, upper=up.upper, pair_lower=up.lower, pair_name="blanket",
@@ -310,6 +343,51 @@ def renyi_divergence(*, n: int, epsilon0: float, k: int, alpha: float) -> Bracke
         blanket_pair.unchecked(n=n, epsilon0=epsilon0, k=k), alpha=alpha)
     return _with_special_pair(up, "renyi_divergence", n, epsilon0, k,
                               lambda view: renyi_bracket.unchecked(view, alpha))
+
+
+@checked(n=N_PAIR, epsilon0=EPSILON0, k=ALPHABET, alphas=orders)
+def renyi_divergences(*, n: int, epsilon0: float, k: int, alphas: Sequence[float],
+                      special: bool = True) -> list[Bracket]:
+    """`renyi_divergence` at each order, the special pair built once for all of them (at
+    n = 1e5, k = 4 it has 1.6e7 atoms and takes 14 s: the accountant's 15 orders built it
+    15 times, minutes for one mixed ledger).
+
+    Args:
+        n: number of users, an integer >= 2.
+        epsilon0: k-RR's pure-DP parameter, > 0.
+        k: alphabet size, an integer >= 2.
+        alphas: Renyi orders, each in (1, inf].
+        special: False: no special pair, so no `lower` or `special` (the upper ends alone,
+            as beyond SPECIAL_PAIR_LIMIT).
+
+    Returns:
+        One Bracket per order, as `renyi_divergence` gives it.
+
+    Raises:
+        ParameterError: an argument is outside its domain.
+    """
+    n, epsilon0, k = as_checked(n, epsilon0, k)
+    view: list[ViewPair] = []
+
+    def ends_at(alpha: float) -> Callable[[ViewPair], tuple[Result, Result]]:
+        def ends(built: ViewPair) -> tuple[Result, Result]:
+            return renyi_bracket.unchecked(built, alpha)
+        return ends
+
+    out = []
+    for alpha in alphas:
+        if alpha == math.inf:
+            r = max_divergence.unchecked(n=n, epsilon0=epsilon0, k=k)
+            out.append(Bracket(lower=r, upper=r))
+            continue
+        up = clone_pair.renyi_divergence.unchecked(
+            blanket_pair.unchecked(n=n, epsilon0=epsilon0, k=k), alpha=alpha)
+        if not special:
+            out.append(Bracket(upper=up.upper, pair_lower=up.lower, pair_name="blanket"))
+            continue
+        out.append(_with_special_pair(up, "renyi_divergence", n, epsilon0, k, ends_at(alpha),
+                                      built=view))
+    return out
 
 
 @checked(n=N_PAIR, epsilon0=EPSILON0, k=ALPHABET)
