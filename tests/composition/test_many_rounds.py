@@ -5,9 +5,11 @@ as much as the upper end again."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from accountant.composition import Accountant, pld
+from accountant.composition.pld.measure import LossPmf
 from accountant.protocols.k_rr import KRR
 from accountant.protocols.ldp.privacy import clones_pair
 
@@ -108,3 +110,17 @@ def test_a_billion_shuffle_rounds_get_a_narrow_certified_bracket():
     out = pld.compose_views(items, delta=1e-5)
     assert out.lower is not None and out.relative_gap <= 0.01
     assert 1.1e6 < float(out.lower) <= float(out.upper) < 1.278e6
+
+
+def test_readings_are_kept_only_until_the_plan_is_read():
+    # after the first pass (`_Memo.clear`) a refinement's measures are read once and not
+    # kept alive beside the next grid's
+    memo = pld.compose._Memo()
+    calls = []
+    read = memo.reader(lambda p: calls.append(p) or float(p.mass.size), "upper")
+    first = LossPmf(0.1, 0, np.ones(3) / 3, 0.0, 0.0, True, 0.0)
+    assert read(first) == read(first) == 3.0 and len(calls) == 1
+    memo.clear()
+    later = LossPmf(0.1, 0, np.ones(5) / 5, 0.0, 0.0, True, 0.0)
+    assert read(later) == read(later) == 5.0 and len(calls) == 3
+    assert not memo.readings and not memo.composed and not memo.rounds

@@ -117,21 +117,26 @@ class _Memo:
         default_factory=dict)
     # id of the measure -> (the measure, so the id stays its own, its reading)
     readings: dict[tuple[int, str], tuple[LossPmf, float]] = field(default_factory=dict)
+    # until `clear`: afterwards nothing is kept (a refinement's measures, read once, would
+    # otherwise stay alive beside the next grid's)
+    keeping: bool = True
 
     def clear(self) -> None:
         self.composed.clear()
         self.rounds.clear()
         self.readings.clear()
+        self.keeping = False
 
     def reader(self, read: Callable[[LossPmf], float], tag: str) -> Callable[[LossPmf], float]:
-        """`read`, answered again from here for a measure it has read."""
+        """`read`, answered again from here for a measure it has read (until `clear`)."""
         def cached(pmf: LossPmf) -> float:
             key = (id(pmf), tag)
             hit = self.readings.get(key)
             if hit is not None and hit[0] is pmf:
                 return hit[1]
             value = read(pmf)
-            self.readings[key] = (pmf, value)
+            if self.keeping:
+                self.readings[key] = (pmf, value)
             return value
         return cached
 
