@@ -75,3 +75,24 @@ def test_the_lower_pair_is_the_special_pair_only_while_its_grid_is_small(monkeyp
     for eps in (0.0, 0.05, 0.2):
         assert delta_for_epsilon(counted, eps).value <= delta_for_epsilon(special, eps).value \
             * (1 + 1e-9) + 1e-15
+
+
+def test_beyond_its_cell_budget_the_special_pair_is_read_through_its_count(monkeypatch):
+    # a grid over SPECIAL_CELLS (n = 2e5, k = 4: 3.2e7 cells, 61 s and 4.4 GiB for one
+    # epsilon) is not built: its one-count post-processing gives the lower end, at most the
+    # special pair's (post-processing) and still above 0
+    mech = KRR(n=400, epsilon0=2.0, k=4)
+    full = mech.epsilon_for_delta(1e-5)
+    monkeypatch.setattr(privacy, "SPECIAL_CELLS", privacy.special_cells(400, 2.0, 4) - 1)
+
+    def refuse(**kwargs):
+        raise AssertionError("built the special pair")
+
+    monkeypatch.setattr(privacy.special_pair, "unchecked", refuse)
+    counted = mech.epsilon_for_delta(1e-5)
+    assert counted.upper == full.upper
+    assert 0 < counted.lower.value <= full.lower.value
+    assert "post-processing" in counted.lower.method
+    # k = 2 keeps the special pair (its grid is one-dimensional)
+    monkeypatch.undo()
+    assert "special pair:" in KRR(n=400, epsilon0=2.0, k=2).epsilon_for_delta(1e-5).lower.method

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -10,7 +9,6 @@ from typing import ClassVar
 from accountant.domains import ALPHABET, EPSILON0, N_PAIR
 from accountant.domains import orders as order_domain
 from accountant.pairs import clones
-from accountant.pairs.subsampled_count import subsampled_count_pair
 from accountant.protocols.contract import DominatingPair, Mechanism, param
 from accountant.protocols.k_rr import blanket, privacy
 from accountant.result import Bracket, Result
@@ -59,14 +57,7 @@ class KRR(Mechanism):
         other users hold x' != x, the differing user x (P) or x' / absent (Q); R(x|x) =
         e^eps0/(e^eps0+k-1), R(x|x') = 1/(e^eps0+k-1). At rate 1 with the substitute
         relation, a post-processing of the special pair (relabel x <-> x')."""
-        t = math.exp(-self.epsilon0)            # e^-eps0: no overflow for large eps0
-        den = 1.0 + (self.k - 1) * t
-        high, low = 1.0 / den, t / den
-        return subsampled_count_pair.unchecked(
-            n=self.n, high=high, low=low, rate=rate, relation=relation,
-            high_complement=(self.k - 1) * t / den,
-            low_complement=(1.0 + (self.k - 2) * t) / den,
-            description={"protocol": "k-rr", "epsilon0": self.epsilon0, "k": self.k})
+        return privacy.count_pair(self.n, self.epsilon0, self.k, rate, relation)
 
     def dominating_pair(self) -> DominatingPair[object]:
         """The blanket ClonePair for k = 2; for k >= 3 the pair revealing only the blanket

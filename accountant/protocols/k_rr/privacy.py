@@ -40,6 +40,7 @@ from accountant.numeric.rounding import UNIT_ROUNDOFF
 from accountant.numeric.special import binomial_logpmf, log_pmf_error, two_product
 from accountant.numeric.tails import binomial_fast_window, binomial_outside
 from accountant.pairs import clones as clone_pair
+from accountant.pairs.subsampled_count import subsampled_count_pair
 from accountant.protocols.k_rr import blanket as k_rr_blanket
 from accountant.result import Bracket, Direction, Kind, Result, Source
 from accountant.view import ViewPair
@@ -57,6 +58,9 @@ __all__ = [
 
 # Largest n for which the special pair's 2-D grid (~ (16 sd)^2 points) is built.
 SPECIAL_PAIR_LIMIT = 200_000
+# the most cells of the special pair's 2-D grid read for one answer (about 8 s to build;
+# beyond, its one-count post-processing `count_pair`)
+SPECIAL_CELLS = 8_000_000
 _GRID_CELLS = 2_000_000  # (a, b) cells of one vectorised log-PMF evaluation
 _SOURCE = Source(citation="shuffled k-RR special pair",
                  locator="docs/single-message.md#k-ary-randomized-response")
@@ -239,23 +243,44 @@ def _upper_pair(n: int, epsilon0: float, k: int) -> tuple[Any, Any]:
     return k_rr_blanket, k_rr_blanket.blanket_count_pair.unchecked(n=n, epsilon0=epsilon0, k=k)
 
 
+def count_pair(n: int, epsilon0: float, k: int, rate: float, relation: str) -> ViewPair:
+    """The count of y* = x under one neighbouring pair of a Poisson-subsampled round: the
+    other users hold x' != x, the differing user x (P) or x' / absent (Q); R(x|x) =
+    e^eps0/(e^eps0+k-1), R(x|x') = 1/(e^eps0+k-1). At rate 1 with the substitute
+    relation, a post-processing of the special pair (relabel x <-> x'), so its values are
+    lower bounds on the mechanism too, from a 1-D grid."""
+    t = math.exp(-epsilon0)            # e^-eps0: no overflow for large eps0
+    den = 1.0 + (k - 1) * t
+    high, low = 1.0 / den, t / den
+    return subsampled_count_pair.unchecked(
+        n=n, high=high, low=low, rate=rate, relation=relation,
+        high_complement=(k - 1) * t / den, low_complement=(1.0 + (k - 2) * t) / den,
+        description={"protocol": "k-rr", "epsilon0": epsilon0, "k": k})
+
+
 def _with_special_pair(up: Bracket, what: str, n: int, epsilon0: float, k: int,
                        ends: Callable[[ViewPair], tuple[Result, Result]],
                        tail: float = 1e-30, built: list[ViewPair] | None = None) -> Bracket:
     """The blanket pair's ends `up` (upper, and its own lower end as `pair_lower`) with the
     special pair's (lower, value) beside them, when the special pair is built (n <=
-    SPECIAL_PAIR_LIMIT): its value is a lower bound on the mechanism. `built`: holds the
-    special pair once built, for the next call."""
+    SPECIAL_PAIR_LIMIT): its value is a lower bound on the mechanism. Where its 2-D grid
+    would exceed SPECIAL_CELLS (k >= 3), its one-count post-processing (`count_pair`) is
+    read instead, a lower bound too (n = 2e5, k = 4: 3.2e7 cells, 61 s and 4.4 GiB for one
+    epsilon). `built`: holds the pair once built, for the next call."""
     lower = special = None
     if n <= SPECIAL_PAIR_LIMIT:
         if built is None or not built:
-            view = special_pair.unchecked(n=n, epsilon0=epsilon0, k=k, tail=tail)
+            view = (count_pair(n, epsilon0, k, 1.0, "substitute")
+                    if k >= 3 and special_cells(n, epsilon0, k, tail) > SPECIAL_CELLS
+                    else special_pair.unchecked(n=n, epsilon0=epsilon0, k=k, tail=tail))
             if built is not None:
                 built.append(view)
         else:
             view = built[0]
         lo, hi = ends(view)
-        m = f"{_METHOD}.{what}(special pair: lower bound on the mechanism)"
+        label = "special pair" if dict(view.description).get("pair") == "special" else \
+            "the special pair's count of x, a post-processing of it"
+        m = f"{_METHOD}.{what}({label}: lower bound on the mechanism)"
         lower, special = lo.with_(method=m, source=_SOURCE), hi.with_(method=m, source=_SOURCE)
     return Bracket(lower=lower, upper=up.upper, pair_lower=up.lower, pair_name="blanket",
                    special=special)
