@@ -146,6 +146,17 @@ def _exact_cyclic_power(mass: np.ndarray, rounds: int, length: int, lo: int) -> 
     return np.roll(folded, -(lo % length))
 
 
+def _shaped(shape: str, total: float) -> np.ndarray:
+    """40 cells whose spectra decay (bell, ramp), stay near 1 everywhere (a spike of 0.9:
+    |y_k| >= 0.8) or at two frequencies (period 2), scaled to `total`."""
+    cells = np.arange(40, dtype=float)
+    mass = {"bell": np.exp(-(cells - 12) ** 2 / 30),
+            "spike": np.where(cells == 5, 0.9, 0.1 / 39),
+            "period": np.where(cells % 2 == 0, 1.0, 1e-3),
+            "ramp": cells + 1.0}[shape]
+    return mass / mass.sum() * total
+
+
 @pytest.mark.parametrize("shape, rounds", [("bell", 8), ("bell", 300), ("spike", 200),
                                            ("period", 50), ("ramp", 120)])
 def test_power_route_round_off_stays_inside_its_componentwise_bound(shape, rounds):
@@ -153,12 +164,7 @@ def test_power_route_round_off_stays_inside_its_componentwise_bound(shape, round
     # r_k^(T-1), the squaring chain, the inverse's own bound) against the exact cyclic
     # power: shapes whose spectra decay (bell, ramp), stay near 1 everywhere (a spike of
     # 0.9: |y_k| >= 0.8) or at two frequencies (period 2)
-    cells = np.arange(40, dtype=float)
-    mass = {"bell": np.exp(-(cells - 12) ** 2 / 30),
-            "spike": np.where(cells == 5, 0.9, 0.1 / 39),
-            "period": np.where(cells % 2 == 0, 1.0, 1e-3),
-            "ramp": cells + 1.0}[shape]
-    mass = mass / mass.sum() * 0.999
+    mass = _shaped(shape, 0.999)
     out, lo, bound = pld.self_composition._power(mass, rounds, 1e-12)
     exact = _exact_cyclic_power(mass, rounds, out.size, lo)
     error = float(np.sum(np.abs(out.astype(np.longdouble) - exact)))
@@ -188,12 +194,7 @@ def test_power_route_skips_only_what_its_bound_would_refuse(shape, rounds):
     # alone exceeds the limit (1e9 rounds tried two FFTs of 2^23 for a bound of 1e-4
     # against a budget of 2e-8): at the bound it computes, it still answers; a thousandth
     # of the zero-frequency term's share refuses at many rounds
-    cells = np.arange(40, dtype=float)
-    mass = {"bell": np.exp(-(cells - 12) ** 2 / 30),
-            "spike": np.where(cells == 5, 0.9, 0.1 / 39),
-            "period": np.where(cells % 2 == 0, 1.0, 1e-3),
-            "ramp": cells + 1.0}[shape]
-    mass = mass / mass.sum() * (1 - 1e-12)
+    mass = _shaped(shape, 1 - 1e-12)
     power = pld.self_composition._power
     full = power(mass, rounds, 1e-12)
     assert full is not None
