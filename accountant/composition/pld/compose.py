@@ -27,7 +27,7 @@ from accountant.composition.pld.reading import (
     lower_epsilon_of,
 )
 from accountant.composition.pld.saddle import saddle_epsilon
-from accountant.composition.pld.self_composition import self_compose
+from accountant.composition.pld.self_composition import index_moments, self_compose
 from accountant.composition.pld.sources import (
     LossPmfSource,
     OutcomeLimitError,
@@ -173,15 +173,8 @@ def _composed_side(mechanisms: list[tuple[PairSource, int]], width: float,
                    at: _Targets | None, census: list[tuple[int, int]],
                    built: dict[tuple[int, float, bool, float, bool], list[LossPmf]] | None
                    ) -> list[LossPmf]:
-    measures = []
-    for i, (source, rounds) in enumerate(mechanisms):
-        key = (i, width, pessimistic, tail, connect)
-        ones = built.get(key) if built is not None else None
-        if ones is None:
-            ones = pmfs(source, width, pessimistic, tail, connect)
-            if built is not None:
-                built[key] = ones
-        measures.append((ones, rounds))
+    measures = [(_one_round(built, i, source, width, pessimistic, tail, connect), rounds)
+                for i, (source, rounds) in enumerate(mechanisms)]
     census.extend((int(np.count_nonzero(m.mass)), m.mass.size)
                   for pm, _ in measures for m in pm)
     at = at if len(measures) == 1 else None
@@ -196,6 +189,19 @@ def _composed_side(mechanisms: list[tuple[PairSource, int]], width: float,
             total = totals[side]
             totals[side] = one if total is None else truncate(convolve(total, one), tail)
     return [t for t in totals if t is not None]
+
+
+def _one_round(built: dict[tuple[int, float, bool, float, bool], list[LossPmf]] | None,
+               item: int, source: PairSource, width: float, pessimistic: bool, tail: float,
+               connect: bool) -> list[LossPmf]:
+    """The one-round measures of item `item` (`pmfs`), from `built` when made before."""
+    key = (item, width, pessimistic, tail, connect)
+    ones = built.get(key) if built is not None else None
+    if ones is None:
+        ones = pmfs(source, width, pessimistic, tail, connect)
+        if built is not None:
+            built[key] = ones
+    return ones
 
 
 def check_items(mechanisms: Sequence[tuple[PairSource, int]]) -> None:
@@ -470,12 +476,8 @@ _SADDLE_ROUNDS = 100_000
 
 def _loss_variance(pmf: LossPmf) -> float:
     """The variance of the finite losses under the normalised measure (a cell estimate)."""
-    total = float(np.sum(pmf.mass))
-    if total <= 0:
-        return 0.0
-    losses = (np.arange(pmf.mass.size) + pmf.offset) * pmf.width
-    mean = float(pmf.mass @ losses) / total
-    return max(float(pmf.mass @ (losses - mean) ** 2) / total, 0.0)
+    moments = index_moments(pmf.mass)
+    return 0.0 if moments is None else moments[1] * pmf.width * pmf.width
 
 
 def _tail_target(mechanisms: list[tuple[PairSource, int]], delta: float | None,
@@ -533,13 +535,8 @@ def _tail_target(mechanisms: list[tuple[PairSource, int]], delta: float | None,
         # which took 8 s over 7.6e6 cells); None where it does not apply
         nonlocal cells
         source, rounds = mechanisms[0]
-        built = None if memo is None else memo.rounds
-        key = (0, width, True, tail, True)
-        ones = built.get(key) if built is not None else None
-        if ones is None:
-            ones = pmfs(source, width, True, tail, True)
-            if built is not None:
-                built[key] = ones
+        ones = _one_round(None if memo is None else memo.rounds, 0, source, width, True,
+                          tail, True)
         guesses = [saddle_epsilon(p, rounds, read_at) for p in ones]
         if not all(g is not None for g in guesses):
             return None

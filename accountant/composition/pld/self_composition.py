@@ -27,7 +27,7 @@ from accountant.numeric import rounding
 _U = rounding.UNIT_ROUNDOFF
 
 _MAX_POWER_LENGTH = 1 << 24
-def _index_moments(mass: np.ndarray) -> tuple[float, float] | None:
+def index_moments(mass: np.ndarray) -> tuple[float, float] | None:
     """(mean, variance) of the grid index under the normalised measure (a float guide for
     where tilts and targets go, not part of any bound); None for no mass."""
     total = float(np.sum(mass))
@@ -47,7 +47,7 @@ def _lams(mass: np.ndarray, rounds: int, count: int) -> np.ndarray:
     with a deviation of 10, and a grid ending at 50 / support found no bound below e^-10
     for its epsilon at delta 1e-10; its reading stayed untilted and +inf)."""
     span = max(float(mass.size), 1.0)
-    moments = _index_moments(mass)
+    moments = index_moments(mass)
     deviation = span if moments is None else math.sqrt(moments[1])
     return np.geomspace(1e-3 / (span * math.sqrt(rounds)),
                         50.0 / max(min(span, deviation), 1.0), count)
@@ -283,7 +283,7 @@ def _tilted(mass: np.ndarray, rounds: int,
         return None
     top = rounds * float(np.flatnonzero(live)[-1])
     if k_star >= top:
-        mean, var = _index_moments(mass) or (0.0, 0.0)   # live mass: never None here
+        mean, var = index_moments(mass) or (0.0, 0.0)   # live mass: never None here
         k_star = min(top - 1, rounds * mean + 8 * math.sqrt(rounds * var))
         if k_star <= 0:
             return None
