@@ -156,7 +156,7 @@ def _protocol_event(name: str, flags: list[str]) -> tuple[Any, str | None]:
     mechanism = face.mechanism(p.parse_args(flags))
     # the view only where a dataset was given (k-RR's special pair at n = 1e5, k = 4: 1.6e7
     # atoms, 15 s, built here for nothing before)
-    view = mechanism.view_pair() if mechanism.params().get("ones") is not None else None
+    view = mechanism.view_pair() if mechanism.one_pair() else None
     if view is not None:
         pair = ", ".join(f"{k}={v}" for k, v in dict(view.description).items()
                          if not isinstance(v, dict | list))

@@ -26,12 +26,16 @@ def test_many_orders_build_the_special_pair_once(monkeypatch, n, epsilon0, k):
     monkeypatch.setattr(privacy.special_pair, "unchecked", counted)
     together = privacy.renyi_divergences(n=n, epsilon0=epsilon0, k=k, alphas=orders)
     assert len(builds) == 1
-    assert together == one_by_one
+    # one window for every order (the widest order's tail) moves the ends by round-off only
+    for t, o in zip(together, one_by_one, strict=True):
+        assert t.lower.value == o.lower.value
+        assert t.upper.value == pytest.approx(o.upper.value, rel=1e-12, abs=1e-300)
+        assert t.upper.value >= o.lower.value
     # the special pair's value is a lower end for the mechanism, below its upper end
     for b in together[:-1]:
         assert b.lower is not None and b.lower.value <= b.upper.value
     assert [b.upper.value for b in KRR(n=n, epsilon0=epsilon0, k=k).renyi(orders)] == \
-        [b.upper.value for b in one_by_one]
+        [b.upper.value for b in together]
 
 
 def test_orders_are_checked_by_name():

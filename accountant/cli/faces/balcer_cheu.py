@@ -200,7 +200,8 @@ def _spec(hist: bool) -> ProtocolSpec:
         add_arguments=lambda p: _add_common(p, hist),
         command_arguments={"audit": _add_audit, "simulate": _add_simulate},
         handlers={"dp": _dp(hist), "rdp": _rdp(hist), "pure": _pure(hist),
-                  "audit": _audit(hist), "calibrate": _calibrate(hist)})
+                  "audit": _audit(hist), "calibrate": _calibrate(hist)},
+        mechanism=lambda args: _mechanism(parameters_from_args(args, hist), hist))
 
 
 ZSUM = _spec(False)

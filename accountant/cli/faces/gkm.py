@@ -75,9 +75,15 @@ def gkmp20_parameters_from_args(args: argparse.Namespace) -> GkmParameters:
                                         lam=args.lam)
 
 
-def _faces(parse: Any, mechanism_class: type[GKMCount]) -> dict[str, Any]:
+def _mechanism_of(parse: Any, mechanism_class: type[GKMCount]) -> Any:
+    """The flags -> the family's contract Mechanism (what `compose --mechanism` composes)."""
     def mechanism(args: argparse.Namespace) -> GKMCount:
         return mechanism_class(parse(args), ones=args.ones)
+    return mechanism
+
+
+def _faces(parse: Any, mechanism_class: type[GKMCount]) -> dict[str, Any]:
+    mechanism = _mechanism_of(parse, mechanism_class)
 
     def pure(args: argparse.Namespace) -> dict[str, Any]:
         params = parse(args)
@@ -128,10 +134,12 @@ GKM = ProtocolSpec(
     name="gkm-count",
     summary="Ghazi-Kumar-Manurangsi pure-DP binary counting (correlated noise)",
     add_arguments=_add_gkm,
-    handlers=_faces(parameters_from_args, GKMCount) | {"audit": _gkm_audit})
+    handlers=_faces(parameters_from_args, GKMCount) | {"audit": _gkm_audit},
+    mechanism=_mechanism_of(parameters_from_args, GKMCount))
 
 GKMP20 = ProtocolSpec(
     name="gkmp20-count",
     summary="GKMP20 counting: deterministic input step (not pure-DP; finite (eps, delta))",
     add_arguments=_add_gkmp20,
-    handlers=_faces(gkmp20_parameters_from_args, GKMP20Count) | {"audit": _gkmp20_audit})
+    handlers=_faces(gkmp20_parameters_from_args, GKMP20Count) | {"audit": _gkmp20_audit},
+    mechanism=_mechanism_of(gkmp20_parameters_from_args, GKMP20Count))

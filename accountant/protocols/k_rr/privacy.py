@@ -399,14 +399,19 @@ def renyi_divergences(*, n: int, epsilon0: float, k: int, alphas: Sequence[float
             return renyi_bracket.unchecked(built, alpha)
         return ends
 
+    # the blanket pair's curve at every finite order in one pass over its count window (one
+    # call per order evaluated the window's binomial terms 15 times: n = 1e10, k = 3, 27 s)
+    finite = [float(a) for a in alphas if a != math.inf]
+    curve = iter(clone_pair.renyi_curve.unchecked(
+        blanket_pair.unchecked(n=n, epsilon0=epsilon0, k=k), alphas=finite) if finite else [])
     out = []
     for alpha in alphas:
         if alpha == math.inf:
             r = max_divergence.unchecked(n=n, epsilon0=epsilon0, k=k)
             out.append(Bracket(lower=r, upper=r))
             continue
-        up = clone_pair.renyi_divergence.unchecked(
-            blanket_pair.unchecked(n=n, epsilon0=epsilon0, k=k), alpha=alpha)
+        low, high = next(curve)
+        up = Bracket(lower=low, upper=high)
         if not special:
             out.append(Bracket(upper=up.upper, pair_lower=up.lower, pair_name="blanket"))
             continue
