@@ -53,7 +53,8 @@ FAMILIES: dict[str, Draw] = {
     "bc-hist": lambda r, n, e: (f"bc-hist --n {max(n, 2)} --epsilon {min(e, 1.0):g} "
                                 f"--delta {r.choice((1e-10, 1e-6)):g} "
                                 f"--d {r.choice((2, 10, 1000))}"),
-    "gkm-count": lambda r, n, e: f"gkm-count --n {max(n, 2)} --epsilon {min(e, 1.0):g}",
+    "gkm-count": lambda r, n, e: (f"gkm-count --n {max(n, 2)} --epsilon {min(e, 2.0):g} "
+                                  f"--epsilon-prime {min(e, 2.0) / 2:g} --q 0.2"),
     "gkmp20-count": lambda r, n, e: (f"gkmp20-count --n {max(n, 2)} "
                                      f"--epsilon-prime {min(e, 1.0):g} "
                                      f"--lam {r.choice((1.0, 10.0, 100.0)):g}"),

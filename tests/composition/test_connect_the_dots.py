@@ -12,7 +12,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from accountant.composition import Accountant, GaussianNoise, pld
+from accountant.composition import Accountant, GaussianNoise, Subsampled, pld
 from accountant.composition.subsampled import SubsampledPair
 from accountant.errors import ParameterError
 from accountant.pairs import clones
@@ -294,13 +294,30 @@ def test_a_tiny_delta_lower_end_is_not_held_by_the_pieces_mass_uncertainty(sigma
 
 def test_a_tiny_epsilon_does_not_shrink_the_grid_without_bound():
     # sigma = 50: epsilon ~ 0.016 asked for a connect-the-dots width ~1e-9 after the
-    # refinement and the process ran out of memory; the width now stops at 1e-6
+    # refinement and the process ran out of memory; the width now stops at 1e-6, or where
+    # the composed span still fits in 1e6 cells (here 7.6e-7, 1.2e5 cells)
     from accountant.composition.noise import NoisePair
 
     pair = NoisePair("gaussian", 50.0, 0.01, "add-remove")
     out = pld.compose_views([(pair, 1000)], delta=1e-5)
-    assert out.discretization >= 1e-6
+    assert out.discretization >= 1e-7 and out.cells <= 1_000_000
     assert 0 < out.lower.value <= out.upper.value < 0.02
+    assert out.upper.value - out.lower.value <= 8e-3 * out.upper.value
+
+
+def test_a_tiny_span_refines_below_the_general_floor():
+    # binary RR, n = 1e10, q = 0.01, eps0 = 0.05, T = 1e4: the composed losses span about
+    # 2e-3, so a grid below 1e-6 stays under 1e6 cells; at the 1e-6 floor the bracket was
+    # [2.6e-5, 2.99e-4] (91 %), below it 0.8 %
+    from accountant.composition.pld.compose import _finest
+
+    assert _finest(10.0) == 1e-6 and _finest(2e-3) == pytest.approx(2e-9)
+    assert _finest(1e-9) == 1e-12
+    acc = Accountant().compose(Subsampled(BinaryRR(n=10**10, epsilon0=0.05), 0.01), 10_000)
+    b = acc.get_epsilon(1e-5, method="pld")
+    assert b.pair_lower is not None
+    assert b.upper.value - b.pair_lower.value <= 0.01 * b.upper.value
+    assert 2.8e-4 < b.pair_lower.value <= b.upper.value < 2.99e-4
 
 
 @pytest.mark.filterwarnings("error::RuntimeWarning")

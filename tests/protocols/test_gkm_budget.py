@@ -112,3 +112,28 @@ def test_cli_pure_refuses_in_one_line(capsys):
 def test_one_count_call_without_a_count_is_refused_by_name():
     with pytest.raises(ParameterError, match="ones=None"):
         gkm.max_divergence(SMALL, ones=None)
+
+
+def test_view_work_counts_mixture_components_and_refuses_by_name(monkeypatch):
+    # n = 100, epsilon' = 0.5, q = 0.1 (Condition 7's s = 8): each view adds one g-block
+    # per mixture component (about 3,000 a view), which the point budget alone missed:
+    # the worst case ran for over 10 minutes; now refused at once, naming --ones
+    from accountant.protocols.gkm import protocol
+
+    params = gkm.gkm_parameters(n=100, epsilon=1.0, epsilon_prime=0.5, q=0.1, s=None,
+                                lam=None, strict=True)
+    with pytest.raises(ParameterError, match=r"block-points .*--ones K"):
+        GKMCount(params).epsilon_for_delta(1e-5)
+    # the estimate is the exact sum where every count is probed (n = 6: 6 counts <= 9)
+    exact = sum(protocol._components(SMALL, k) for k in range(SMALL.n))
+    _, a = gkm_view.box_size(n=SMALL.n, epsilon_prime=SMALL.epsilon_prime, s=SMALL.s,
+                             lam=SMALL.lam)
+    monkeypatch.setattr(protocol, "_VIEW_WORK", exact * a * a * (1 - 1e-9))
+    with pytest.raises(ParameterError, match="block-points"):
+        protocol.check_box_budget(SMALL, None)
+    monkeypatch.setattr(protocol, "_VIEW_WORK", exact * a * a * (1 + 1e-9))
+    protocol.check_box_budget(SMALL, None)
+    # and each law's components are what its view blocks over
+    law = gkm_view.mixture_law(m1=3, m0=2, epsilon_prime=SMALL.epsilon_prime, q=SMALL.q,
+                               s=SMALL.s)
+    assert protocol._components(SMALL, 2) >= law.alpha.size > 1

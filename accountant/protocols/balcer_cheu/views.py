@@ -55,6 +55,8 @@ __all__ = [
     "hist_parameters",
     "zsum_view",
     "hist_view",
+    "hist_fits",
+    "HIST_PRODUCT_CELLS",
     "zsum_epsilon",
     "zsum_delta",
     "zsum_epsilon_bracket",
@@ -172,6 +174,10 @@ def hist_parameters(*, n: int, d: int, epsilon: float | None = None,
                                 d=int(d))
 
 
+# the most cells of the hist product view (float64 P, Q and their logs: about 1 GB)
+HIST_PRODUCT_CELLS = 2**24
+
+
 def _tail_for(delta: Any) -> float:
     return max(min(1e-30, float(delta) * _RELATIVE_TAIL), _FLOOR_TAIL)
 
@@ -219,7 +225,20 @@ def hist_view(params: BalcerCheuParameters, *, tail: float | None = 1e-30) -> Vi
         ParameterError: as `zsum_view`.
     """
     one = zsum_view(params, tail=tail)
+    if one.size ** 2 > HIST_PRODUCT_CELLS:
+        raise ParameterError(
+            f"bc-hist at n={params.n}, p={params.p:.6g}: the 2-D product view has "
+            f"{one.size}^2 = {one.size ** 2:.3g} cells, above the {HIST_PRODUCT_CELLS:.3g} "
+            "it may hold (about 1 GB; n = 1e8 at epsilon = 0.05 needed 20 GB): one round's "
+            "epsilon and delta come from the privacy-loss convolution instead "
+            "(hist_epsilon_pld, hist_delta_pld), but what needs the view (its composition) "
+            "is refused; use a smaller n or a larger epsilon")
     return one.product(one.swapped())
+
+
+def hist_fits(params: BalcerCheuParameters, *, tail: float | None = 1e-30) -> bool:
+    """Whether `hist_view` at this tail stays within HIST_PRODUCT_CELLS cells."""
+    return zsum_view(params, tail=tail).size ** 2 <= HIST_PRODUCT_CELLS
 
 
 def _source(locator: str) -> Source:
@@ -374,6 +393,9 @@ def hist_epsilon(params: BalcerCheuParameters, delta: float, *, both_orders: boo
     """
     DELTA.check(delta)
     tail = _tail_for(delta) / 2 if tail is None else tail
+    if not both_orders and not hist_fits(params, tail=tail):
+        r = hist_epsilon_pld(params, delta)
+        return r.with_(method=f"{r.method} [the 2-D view exceeds {HIST_PRODUCT_CELLS} cells]")
     view = hist_view(params, tail=tail)
     if both_orders:
         r = epsilon_for_delta(view, delta)
@@ -432,6 +454,9 @@ def hist_delta(params: BalcerCheuParameters, epsilon: float, *,
         ParameterError: epsilon < 0 or NaN.
     """
     EPSILON.check(epsilon)
+    if not both_orders and not hist_fits(params, tail=5e-31):
+        r = hist_delta_pld(params, epsilon, tail=5e-31)
+        return r.with_(method=f"{r.method} [the 2-D view exceeds {HIST_PRODUCT_CELLS} cells]")
     direction = Direction.MAX if both_orders else Direction.P_Q
     r = _refined_delta(lambda t: delta_for_epsilon(hist_view(params, tail=t / 2), epsilon,
                                                    direction=direction), 1e-30)

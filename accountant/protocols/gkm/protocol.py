@@ -576,10 +576,38 @@ def check_box_budget(params: GkmParameters, ones: int | None) -> None:
                              f"{gkm_view.MAX_BOX_SIDE} "
                              f"(lam={params.lam:.6g}, s={params.s}, n={params.n}); "
                              "use smaller lam, s or n")
-    views = len(ones_range(params, ones))
+    counts = ones_range(params, ones)
+    views = len(counts)
     if views * a * a > 4e8:
         raise ParameterError(f"the worst case over ones needs {views} views of {a}^2 points;"
                              " pass ones=K (--ones K) to evaluate one dataset")
+    # each view also adds one shifted g-block per component of its two mixture laws (about
+    # 5 ns a point each): n = 100, epsilon' = 0.5, q = 0.1 has 485 components a view and
+    # took over 10 minutes for its worst case. The components vary smoothly in the count,
+    # so a few counts estimate their sum.
+    probe = sorted({counts[round(i * (views - 1) / 8)] for i in range(9)})
+    per_view = sum(_components(params, k) for k in probe) / len(probe)
+    work = views * per_view * a * a
+    if work > _VIEW_WORK:
+        one = "" if ones is not None else "; pass ones=K (--ones K) to evaluate one dataset"
+        raise ParameterError(
+            f"the exact 2-D views need about {work:.3g} block-points ({views} view(s) of "
+            f"{a}^2 points, about {per_view:.0f} mixture components each), above the "
+            f"{_VIEW_WORK:.0e} (about a minute) this library computes (n={params.n}, "
+            f"s={params.s}, q={params.q}, lam={params.lam:.6g}); use smaller n, s or lam"
+            + one)
+
+
+# the most block-points (box points x mixture components, over every view) a call computes
+_VIEW_WORK = 1e10
+
+
+def _components(params: GkmParameters, ones: int) -> int:
+    """Mixture components of the two laws of the view at `ones` (P's and Q's)."""
+    n, ep, q, s = params.n, params.epsilon_prime, params.q, params.s
+    return (gkm_view.mixture_law(m1=ones + 1, m0=n - 1 - ones, epsilon_prime=ep, q=q,
+                                 s=s).alpha.size
+            + gkm_view.mixture_law(m1=ones, m0=n - ones, epsilon_prime=ep, q=q, s=s).alpha.size)
 
 
 def check_rays_budget(params: GkmParameters, counts: range) -> None:
