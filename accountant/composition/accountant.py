@@ -82,6 +82,7 @@ from accountant.domains import DELTA, EPSILON, trusted
 from accountant.errors import AccountantError, ParameterError, PrecisionError
 from accountant.numeric import rounding
 from accountant.pairs.clones import ClonePair
+from accountant.pairs.product import ProductPair
 from accountant.protocols.contract import DominatingPair, Mechanism, certified_max_divergence
 from accountant.result import Bracket, Direction, Kind, Result, Scope, Source
 from accountant.view import ViewPair
@@ -128,7 +129,8 @@ def _uppers(mech: Mechanism) -> tuple[Result | None, ...]:
 _kept_uppers = functools.lru_cache(maxsize=8)(_uppers)
 
 
-def dominating_source(dominating: DominatingPair[Any] | None) -> ViewPair | ClonePair | None:
+def dominating_source(dominating: DominatingPair[Any] | None
+                      ) -> ViewPair | ClonePair | ProductPair | None:
     """A pair the PLD engine composes that dominates every neighbouring pair: the contract's
     `DominatingPair.composable` (typed; no dispatch on attributes).
 
@@ -136,7 +138,7 @@ def dominating_source(dominating: DominatingPair[Any] | None) -> ViewPair | Clon
         dominating: `Mechanism.dominating_pair()`.
 
     Returns:
-        A `ViewPair`, a `ClonePair`, or None.
+        A `ViewPair`, a `ClonePair`, a `ProductPair`, or None.
     """
     return None if dominating is None else dominating.composable
 
@@ -558,8 +560,7 @@ class Accountant:
             A `Bracket`: certified upper end (its method names the route that won), lower
             end where every entry has one, the dominating pairs' own lower end.
         """
-        return self._report(delta, None, method, discretization, progress,
-                            bracket_only=True).bracket
+        return self._report(delta, None, method, discretization, progress).bracket
 
     def get_delta(self, epsilon: float, *, method: str = "all",
                   discretization: float | None = None,
@@ -576,8 +577,7 @@ class Accountant:
         Returns:
             A `Bracket` as for `get_epsilon`.
         """
-        return self._report(None, epsilon, method, discretization, progress,
-                            bracket_only=True).bracket
+        return self._report(None, epsilon, method, discretization, progress).bracket
 
     def report(self, *, delta: float | None = None, epsilon: float | None = None,
                method: str = "all", discretization: float | None = None,
@@ -600,10 +600,10 @@ class Accountant:
         return self._report(delta, epsilon, method, discretization, progress)
 
     def _report(self, delta: float | None, epsilon: float | None, method: str,
-                discretization: float | None, progress: Callable[[str], None] | None,
-                bracket_only: bool = False) -> Report:
-        """`report`; `bracket_only` (get_epsilon, get_delta): no route whose every value
-        would be heuristic (never a bracket end) is computed."""
+                discretization: float | None,
+                progress: Callable[[str], None] | None) -> Report:
+        """`report` (and the bracket of get_epsilon, get_delta): with method "all", no route
+        whose every value would be heuristic (never a bracket end) is computed."""
         if not self._ledger:
             raise ParameterError("the ledger is empty: compose at least one event")
         if (delta is None) == (epsilon is None):
@@ -641,14 +641,15 @@ class Accountant:
                         "the analytic answer is exact up to its rounding "
                         f"(method={route!r} computes this route)")})
                     continue
-                if (route == "rdp" and bracket_only
-                        and any(e.heuristic_curve for e in self._ledger)):
+                if route == "rdp" and any(e.heuristic_curve for e in self._ledger):
                     # a heuristic curve makes every conversion heuristic, never a bracket
-                    # end: only `report` lists them (1.3 of the 1.9 s of 1e4 shuffle
-                    # rounds, n = 1e5, q = 0.01)
+                    # end: listed only when asked for (1.3 of the 1.9 s of 1e4 shuffle
+                    # rounds, n = 1e5, q = 0.01; 98 % of a sampled GKMP20 round at n = 318,
+                    # whose Renyi curve needs every count's 2-D view: 26 s, and over a
+                    # minute at n = 362)
                     entries.append({"method": route, "skipped": (
                         "its values would be heuristic (ZW19 on a replace-one curve), never "
-                        "a bracket end: `report` lists them")})
+                        "a bracket end (method='rdp' lists them)")})
                     continue
                 width = _relative_width(entries, quantity, at)
                 if width <= SETTLED_WIDTH:

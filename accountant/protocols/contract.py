@@ -31,6 +31,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from accountant.domains import ALPHA, DELTA, EPSILON, SAMPLING_RATE, Interval
 from accountant.errors import AccountantError, ParameterError
 from accountant.pairs.clones import ClonePair
+from accountant.pairs.product import ProductPair
 from accountant.pairs.subsampled_count import COUNT_RELATIONS
 from accountant.result import Bracket, Direction, Kind, Result
 from accountant.view import ViewPair
@@ -119,18 +120,19 @@ class DominatingPair(Generic[P]):
             `accountant.pairs.ClonePair` or `k_rr.BlanketCountPair`).
         name: what it is, e.g. "clones pair (Feldman-McMillan-Talwar 2021)".
         proof: where the argument is written (a docs/ section).
-        composable: the pair the PLD engine composes: `pair` itself when it is a ViewPair or
-            a ClonePair, else one that reveals more and so dominates it too (k-RR's
-            N-revealing pair is composed as the k-RR blanket ClonePair), or None.
+        composable: the pair the PLD engine composes: `pair` itself when it is a ViewPair, a
+            ClonePair or a ProductPair (of independent coordinates), else one that reveals
+            more and so dominates it too (k-RR's N-revealing pair is composed as the k-RR
+            blanket ClonePair), or None.
     """
 
     pair: P
     name: str
     proof: str
-    composable: ViewPair | ClonePair | None = None
+    composable: ViewPair | ClonePair | ProductPair | None = None
 
     def __post_init__(self) -> None:
-        if self.composable is None and isinstance(self.pair, ViewPair | ClonePair):
+        if self.composable is None and isinstance(self.pair, ViewPair | ClonePair | ProductPair):
             object.__setattr__(self, "composable", self.pair)
 
 
@@ -208,14 +210,15 @@ class Mechanism(abc.ABC):
         """
         return None
 
-    def lower_view_pair(self) -> ViewPair | None:
+    def lower_view_pair(self) -> ViewPair | ProductPair | None:
         """A pair whose divergences are LOWER bounds on the mechanism's in both orders, for
         one round and for any number of rounds composed (one real neighbouring pair's view,
         or a post-processing of it), or None. The accountant composes it, by the optimistic
         PLD, as the lower end of plain (substitute) rounds of the mechanism.
 
         Returns:
-            A float ViewPair whose grid is exact, or None; this default is `view_pair()`
+            A float ViewPair (or a product of them) whose grid is exact, or None; this
+            default is `view_pair()`
             (the special pair's exact view); families whose exact view is not materialised
             offer a post-processing of it here (e.g. count-min's loss bins).
         """

@@ -69,20 +69,21 @@ def test_gaussian_pld_route_brackets_the_analytic_value():
     assert min(float(e["result"]) for e in rdp.entries if "result" in e) >= exact
 
 
-@pytest.mark.parametrize("case", ["gaussian", "ldp"])
+@pytest.mark.parametrize("case", ["gaussian", "binary-rr"])
 def test_a_late_route_is_skipped_only_when_it_cannot_win_by_more_than_the_width(
         case: str) -> None:
     # SETTLED_WIDTH: the RDP route runs under "all" only while the bracket is wider than
     # 1 %; when it is skipped, its upper end (computed on request) is >= the lower end, so
     # the skip cost at most the bracket's width. The subsampled Gaussian's bracket is
-    # 0.6 % wide (skipped); subsampled LDP rounds' about 50 % (it runs).
-    from accountant import LDP
+    # 0.6 % wide (skipped); five unsampled binary RR rounds, whose RDP curve is certified,
+    # about 10 % (it runs, and its upper end wins).
     from accountant.composition.accountant import SETTLED_WIDTH
+    from accountant.protocols.binary_rr import BinaryRR
 
     if case == "gaussian":
         acc = Accountant("add-remove").compose(Subsampled(GaussianNoise(1.0), 0.01), 300)
     else:
-        acc = Accountant("add-remove").compose(Subsampled(LDP(n=1000, epsilon0=1.0), 0.1), 5)
+        acc = Accountant().compose(BinaryRR(n=1000, epsilon0=1.0), 5)
     full = acc.report(delta=1e-5)
     b = full.bracket
     width = (b.upper.value - b.lower.value) / b.upper.value
@@ -233,34 +234,37 @@ def test_subsampled_shuffle_round_and_honest_routes():
     acc = Accountant().compose(Subsampled(LDP(n=1000, epsilon0=2.0), 0.05), 3)
     report = acc.report(delta=1e-6)
     assert report.bracket.upper.kind is Kind.UPPER and "[pld]" in report.bracket.upper.method
-    assert report.heuristic  # the ZW19 pipeline on replace-one curves: listed, not chosen
+    # the ZW19 pipeline on replace-one curves: listed only when asked for, never chosen
+    assert not report.heuristic
+    listed = acc.report(delta=1e-6, method="rdp")
+    assert listed.heuristic
     # lower end: one neighbouring pair's subsampled count (binary RR, a member of the class),
     # below the dominating pair's own lower end, which is listed apart
     lower = report.bracket.lower
     assert lower.kind is Kind.LOWER and "one neighbouring pair" in lower.method
     assert report.bracket.pair_lower is not None
     assert 0 < lower.value <= report.bracket.pair_lower.value <= report.bracket.upper.value
-    rdp = [e for e in report.entries if e["method"].startswith("rdp")]
+    rdp = [e for e in listed.entries if e["method"].startswith("rdp")]
     assert rdp and all(e["result"].kind is Kind.HEURISTIC for e in rdp)
 
 
 def test_get_epsilon_builds_no_heuristic_curve_for_the_same_bracket():
     # the sampled round's RDP curve is ZW19 on a replace-one curve: heuristic whatever it
-    # is, so get_epsilon (a bracket) skips it; report still lists its values
+    # is, so get_epsilon (a bracket) and report with "all" skip it; method="rdp" lists it
     acc = Accountant().compose(Subsampled(LDP(n=1000, epsilon0=2.0), 0.05), 3)
     entry = acc._ledger[0]
     assert entry.heuristic_curve
     bracket = acc.get_epsilon(1e-6)
-    assert not entry._curve_done          # the curve was never built
     report = acc.report(delta=1e-6)
-    assert entry._curve_done
+    assert not entry._curve_done          # the curve was never built
     assert bracket.upper.value == report.bracket.upper.value
     assert bracket.lower.value == report.bracket.lower.value
-    assert any(e["method"].startswith("rdp.") for e in report.entries)
-    assert acc.get_delta(1.0).upper.value == acc.report(epsilon=1.0).bracket.upper.value
-    quick = acc._report(1e-6, None, "all", None, None, bracket_only=True)
-    assert [e["skipped"] for e in quick.entries if e["method"] == "rdp"][0].startswith(
+    assert [e["skipped"] for e in report.entries if e["method"] == "rdp"][0].startswith(
         "its values would be heuristic")
+    assert acc.get_delta(1.0).upper.value == acc.report(epsilon=1.0).bracket.upper.value
+    listed = acc.report(delta=1e-6, method="rdp")
+    assert entry._curve_done
+    assert any(e["method"].startswith("rdp.") for e in listed.entries)
     # a certified curve (an RDP curve sampled under add/remove: ZW19's own relation) is
     # still computed for the bracket, and is its upper end
     plain = Accountant("add-remove").compose(

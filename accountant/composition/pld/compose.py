@@ -40,6 +40,7 @@ from accountant.domains import DELTA, EPSILON, POSITIVE, checked
 from accountant.errors import ParameterError, PrecisionError
 from accountant.numeric import rounding
 from accountant.pairs.clones import ClonePair
+from accountant.pairs.product import ProductPair
 from accountant.result import Direction, Kind, Result, Source
 from accountant.view import ViewPair
 
@@ -224,7 +225,7 @@ def check_items(mechanisms: Sequence[tuple[PairSource, int]]) -> None:
     if not mechanisms:
         raise ParameterError("PLD composition needs at least one (pair, rounds) item")
     for source, rounds in mechanisms:
-        if not isinstance(source, ViewPair | ClonePair | LossPmfSource):
+        if not isinstance(source, ViewPair | ClonePair | ProductPair | LossPmfSource):
             raise ParameterError(f"{source!r} is neither a ViewPair, a ClonePair nor a "
                                  "pair with losspmfs()")
         ROUNDS.check(rounds)
@@ -848,7 +849,8 @@ def compose_views(mechanisms: Sequence[tuple[PairSource, int]], *, delta: float 
         read_lower = partial(lower_delta_of, epsilon=epsilon)
     else:
         raise ParameterError("give exactly one of delta and epsilon")
-    want_lower = all(not isinstance(s, ViewPair) or s.grid_exact for s, _ in mechanisms)
+    want_lower = all(not isinstance(s, ViewPair | ProductPair) or s.grid_exact
+                     for s, _ in mechanisms)
     coupled = all(connects(s, itself=True) for s, _ in mechanisms)
     memo = _Memo()
     read, read_lower = memo.reader(read, "upper"), memo.reader(read_lower, "lower")

@@ -14,6 +14,7 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
+from accountant.composition.pld.convolution import convolve
 from accountant.composition.pld.measure import (
     CHUNK,
     MAX_BUCKETS,
@@ -30,6 +31,7 @@ from accountant.numeric.logspace import finite_abs
 from accountant.numeric.special import binomial_logpmf, half_binomial_rows, log_pmf_error
 from accountant.numeric.tails import binomial_log_window
 from accountant.pairs.clones import ClonePair
+from accountant.pairs.product import ProductPair
 from accountant.view import ViewPair
 
 _U = rounding.UNIT_ROUNDOFF
@@ -253,8 +255,9 @@ class LossPmfSource(ABC):
         return False
 
 
-# what the PLD engine composes: a float ViewPair, a ClonePair or a LossPmfSource
-PairSource: TypeAlias = ViewPair | ClonePair | LossPmfSource
+# what the PLD engine composes: a float ViewPair, a ClonePair, a product of ViewPairs or a
+# LossPmfSource
+PairSource: TypeAlias = ViewPair | ClonePair | ProductPair | LossPmfSource
 
 
 def pmfs(source: PairSource, width: float, pessimistic: bool,
@@ -267,6 +270,18 @@ def pmfs(source: PairSource, width: float, pessimistic: bool,
     if isinstance(source, ViewPair):
         return [from_view(source, width, pessimistic, connect),
                 from_view(source.swapped(), width, pessimistic, connect)]
+    if isinstance(source, ProductPair):
+        # the loss of a product is the sum of its coordinates' (each order alike): the
+        # convolution of their measures, with its own ledger, as for two composed rounds
+        parts = [pmfs(c, width, pessimistic, tail / len(source.components), connect)
+                 for c in source.components]
+        out = []
+        for order in (0, 1):
+            measure = parts[0][order]
+            for part in parts[1:]:
+                measure = convolve(measure, part[order])
+            out.append(measure)
+        return out
     raise ParameterError(f"{source!r} is neither a ViewPair nor a ClonePair")
 
 
@@ -275,7 +290,7 @@ def connects(source: PairSource, itself: bool = False) -> bool:
     its upper one also gives the lower end (`LossPmfSource.self_coupled`)."""
     if isinstance(source, ClonePair):
         return True
-    if isinstance(source, ViewPair):
+    if isinstance(source, ViewPair | ProductPair):
         return source.grid_exact
     if not isinstance(source, LossPmfSource):
         return False

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from accountant.pairs.product import ProductPair
 from accountant.protocols.balcer_cheu.views import (
     BalcerCheuParameters,
     hist_delta,
@@ -93,6 +94,29 @@ class BalcerCheuHist(_BalcerCheuMechanism):
     def view_pair(self) -> ViewPair:
         """The product pair on the two changed coordinates (`hist_view`, float backend)."""
         return hist_view(self.parameters)
+
+    def _pair(self) -> ProductPair:
+        # the coordinates are independent: the PLD engine composes the product from the two
+        # 1-D pairs (the same values as the 2-D view's, n = 5000: 0.02 s against 0.25 s),
+        # also beyond HIST_PRODUCT_CELLS, where the 2-D view is refused
+        one = zsum_view(self.parameters)
+        return ProductPair((one, one.swapped()),
+                           {"protocol": "bc-hist", **self.parameters.to_json(),
+                            "pair": "product of the zsum pair and its swap"})
+
+    def dominating_pair(self) -> DominatingPair:
+        """The product pair itself (every neighbouring pair gives it up to relabelling the
+        coordinates), as its two independent coordinates."""
+        return DominatingPair(pair=self._pair(), name=self.pair_name,
+                              proof="docs/balcer-cheu-2020.md")
+
+    def lower_view_pair(self) -> ProductPair:
+        """The same product pair: its values are the mechanism's (lower ends too).
+
+        Returns:
+            The ProductPair of the zsum pair and its swap.
+        """
+        return self._pair()
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
         """Exact epsilon(delta) of hist by the 2-D sum (`hist_epsilon`)."""

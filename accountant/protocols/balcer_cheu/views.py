@@ -231,13 +231,21 @@ def hist_view(params: BalcerCheuParameters, *, tail: float | None = 1e-30) -> Vi
             f"{one.size}^2 = {one.size ** 2:.3g} cells, above the {HIST_PRODUCT_CELLS:.3g} "
             "it may hold (about 1 GB; n = 1e8 at epsilon = 0.05 needed 20 GB): one round's "
             "epsilon and delta come from the privacy-loss convolution instead "
-            "(hist_epsilon_pld, hist_delta_pld), but what needs the view (its composition) "
-            "is refused; use a smaller n or a larger epsilon")
+            "(hist_epsilon_pld, hist_delta_pld), and composition from its two coordinates "
+            "(BalcerCheuHist.dominating_pair); the 2-D view itself is refused")
     return one.product(one.swapped())
 
 
 def hist_fits(params: BalcerCheuParameters, *, tail: float | None = 1e-30) -> bool:
-    """Whether `hist_view` at this tail stays within HIST_PRODUCT_CELLS cells."""
+    """Whether `hist_view` at this tail stays within HIST_PRODUCT_CELLS cells.
+
+    Args:
+        params: the hist instance.
+        tail: per-coordinate window tail, as `hist_view`'s.
+
+    Returns:
+        True when the 2-D product view fits.
+    """
     return zsum_view(params, tail=tail).size ** 2 <= HIST_PRODUCT_CELLS
 
 
