@@ -650,8 +650,9 @@ def bracket_crossing(f: Any, delta: float, epsilon0: float, rtol: float, *,
 
 
 # ------------------------------------------------------------------ Renyi
-# the relative gap between a Renyi moment's window ends below which one block is used
+# how much grouping a Renyi curve's count blocks may widen each order's bracket (relative)
 _ONE_BLOCK_RTOL = 1e-4
+
 
 def _renyi_excess_terms(pair: ClonePair, cs: np.ndarray,
                         alphas: np.ndarray) -> tuple[np.ndarray, ...]:
