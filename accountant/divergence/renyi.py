@@ -39,8 +39,8 @@ from accountant.domains import ALPHA, checked
 from accountant.errors import ParameterError
 from accountant.numeric.logspace import logsumexp
 from accountant.numeric.mp import to_mpf
-from accountant.numeric.summation import cascade_sum
 from accountant.numeric.rounding import UNIT_ROUNDOFF, sum_relative_error
+from accountant.numeric.summation import cascade_sum
 from accountant.result import Direction, Kind, Result
 from accountant.view import ViewPair
 
