@@ -33,58 +33,49 @@ RATES = (None, 0.01, 0.5)
 ROUNDS = (1, 100, 10_000)
 RELATIONS = ("substitute", "add-remove")
 
-Draw = Callable[[random.Random, int, float], str]
-
-
 def _log_uniform(rng: random.Random, low: float, high: float) -> float:
     return float(math.exp(rng.uniform(math.log(low), math.log(high))))
 
 
-# family -> mechanism text from (rng, n, epsilon0); each keeps to the family's domain
-FAMILIES: dict[str, Draw] = {
-    "binary-rr": lambda r, n, e: f"binary-rr --n {max(n, 2)} --epsilon0 {e:g}",
-    "ldp": lambda r, n, e: f"ldp --n {max(n, 2)} --epsilon0 {e:g}",
-    "k-rr": lambda r, n, e: (f"k-rr --n {max(n, 2)} --epsilon0 {e:g} "
-                             f"--k {r.choice((2, 3, 10, 1000))}"),
-    "approximate-ldp": lambda r, n, e: (f"approximate-ldp --n {max(n, 2)} --epsilon0 {e:g} "
-                                        f"--delta0 {r.choice((1e-12, 1e-6, 0.01)):g}"),
-    "bc-zsum": lambda r, n, e: (f"bc-zsum --n {max(n, 2)} --epsilon {min(e, 1.0):g} "
-                                f"--delta {r.choice((1e-10, 1e-6)):g}"),
-    "bc-hist": lambda r, n, e: (f"bc-hist --n {max(n, 2)} --epsilon {min(e, 1.0):g} "
-                                f"--delta {r.choice((1e-10, 1e-6)):g} "
-                                f"--d {r.choice((2, 10, 1000))}"),
-    "gkm-count": lambda r, n, e: (f"gkm-count --n {max(n, 2)} --epsilon {min(e, 2.0):g} "
-                                  f"--epsilon-prime {min(e, 2.0) / 2:g} --q 0.2"),
-    "gkmp20-count": lambda r, n, e: (f"gkmp20-count --n {max(n, 2)} "
-                                     f"--epsilon-prime {min(e, 1.0):g} "
-                                     f"--lam {r.choice((1.0, 10.0, 100.0)):g}"),
-    "ggkpv-hadamard": lambda r, n, e: (f"ggkpv-hadamard --n {max(n, 2)} "
-                                       f"--B {r.choice((2, 16, 1024))} --rho "
-                                       f"{r.choice((1, 4, 32))}"),
-    "ggkpv-countmin": lambda r, n, e: (f"ggkpv-countmin --n {max(n, 2)} "
-                                       f"--B {r.choice((2, 1024))} --w {r.choice((2, 64))} "
-                                       f"--d {r.choice((1, 4))} --rho {r.choice((1, 8))}"),
-    "gaussian-randomizer": lambda r, n, e: (f"gaussian-randomizer --n {max(n, 2)} "
-                                            f"--sigma {1 / e:g}"),
-    "laplace-randomizer": lambda r, n, e: (f"laplace-randomizer --n {max(n, 2)} "
-                                           f"--scale {1 / e:g}"),
-    "discrete-gaussian-randomizer": lambda r, n, e: (
-        f"discrete-gaussian-randomizer --n {max(n, 2)} --sigma {1 / e:g}"),
-    "discrete-laplace-randomizer": lambda r, n, e: (
-        f"discrete-laplace-randomizer --n {max(n, 2)} --scale {1 / e:g}"),
+# family -> its flags beyond --n, from (rng, epsilon0); each keeps to the family's domain
+FLAGS: dict[str, Callable[[random.Random, float], str]] = {
+    "binary-rr": lambda r, e: f"--epsilon0 {e:g}",
+    "ldp": lambda r, e: f"--epsilon0 {e:g}",
+    "k-rr": lambda r, e: f"--epsilon0 {e:g} --k {r.choice((2, 3, 10, 1000))}",
+    "approximate-ldp": lambda r, e: (f"--epsilon0 {e:g} "
+                                     f"--delta0 {r.choice((1e-12, 1e-6, 0.01)):g}"),
+    "bc-zsum": lambda r, e: f"--epsilon {min(e, 1.0):g} --delta {r.choice((1e-10, 1e-6)):g}",
+    "bc-hist": lambda r, e: (f"--epsilon {min(e, 1.0):g} --delta {r.choice((1e-10, 1e-6)):g} "
+                             f"--d {r.choice((2, 10, 1000))}"),
+    "gkm-count": lambda r, e: (f"--epsilon {min(e, 2.0):g} --epsilon-prime "
+                               f"{min(e, 2.0) / 2:g} --q 0.2"),
+    "gkmp20-count": lambda r, e: (f"--epsilon-prime {min(e, 1.0):g} "
+                                  f"--lam {r.choice((1.0, 10.0, 100.0)):g}"),
+    "ggkpv-hadamard": lambda r, e: f"--B {r.choice((2, 16, 1024))} --rho {r.choice((1, 4, 32))}",
+    "ggkpv-countmin": lambda r, e: (f"--B {r.choice((2, 1024))} --w {r.choice((2, 64))} "
+                                    f"--d {r.choice((1, 4))} --rho {r.choice((1, 8))}"),
+    "gaussian-randomizer": lambda r, e: f"--sigma {1 / e:g}",
+    "laplace-randomizer": lambda r, e: f"--scale {1 / e:g}",
+    "discrete-gaussian-randomizer": lambda r, e: f"--sigma {1 / e:g}",
+    "discrete-laplace-randomizer": lambda r, e: f"--scale {1 / e:g}",
 }
+FAMILIES = tuple(FLAGS)
+
+
+def _mechanism(family: str, rng: random.Random, n: int, epsilon0: float) -> str:
+    return f"{family} --n {max(n, 2)} {FLAGS[family](rng, epsilon0)}"
 
 
 def points(family: str, draws: int, seed: int) -> list[tuple[str, int, float | None, str]]:
     """(mechanism, rounds, rate, relation): the corners n x epsilon0 at T = 1e4, q = 0.01,
     substitute, then `draws` seeded draws over every axis."""
     rng = random.Random(f"{seed}-{family}")
-    draw = FAMILIES[family]
-    out = [(draw(rng, n, e), 10_000, 0.01, "substitute") for n in NS for e in (EPS0[0], EPS0[-1])]
+    out = [(_mechanism(family, rng, n, e), 10_000, 0.01, "substitute")
+           for n in NS for e in (EPS0[0], EPS0[-1])]
     for _ in range(draws):
         n = round(_log_uniform(rng, 2, 1e10))
         e = _log_uniform(rng, EPS0[0], EPS0[-1])
-        out.append((draw(rng, n, e), rng.choice(ROUNDS), rng.choice(RATES),
+        out.append((_mechanism(family, rng, n, e), rng.choice(ROUNDS), rng.choice(RATES),
                     rng.choice(RELATIONS)))
     return out
 
