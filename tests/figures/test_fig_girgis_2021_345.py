@@ -161,22 +161,28 @@ def test_fig5_caption_is_made_of_the_drawn_numbers(fig5_rows):
 
 
 def test_fig5_every_panel_has_a_y_label_and_a_zero_lower_end_is_said(tmp_path):
-    # panel 3's certified lower end is 0 at small T (delta covers the whole loss): log axes
-    # cannot draw it, so the panel must say so instead of dropping the points silently
+    # panel 3's certified lower end is 0 at T = 1 (delta covers the whole loss): log axes
+    # cannot draw it, so the panel must say so instead of dropping the points silently.
+    # (At T = 100 it was 0 too while grids stopped at 1e-6; a finer grid where the span is
+    # tiny now certifies 2.5e-6 there.)
     panels = ((10**4, 0.5, 0.01), (10**5, 1.0, 0.001))
     rows = fig5.compute(panels, (1, 100), orders=ORDERS, lower_rounds=(1, 100),
                         live_population=0)
     zero = [r for r in rows if r["n"] == 10**5]
-    assert all(r["lower_binary_rr"] == 0 for r in zero)
+    last_zero = max(r["rounds"] for r in zero if r["lower_binary_rr"] == 0)
+    assert last_zero >= 1
+    assert all(0 <= r["lower_binary_rr"] <= r["upper_clones_pld"] for r in zero)
     drawing = fig5._plot(rows, panels)
     assert all(ax.get_ylabel() for ax in drawing.axes)
     texts = [t.get_text() for t in drawing.axes[1].texts]
-    assert any("certified lower = 0 at T <= 100" in t for t in texts)
+    assert any(f"certified lower = 0 at T <= {last_zero}" in t for t in texts)
     # panel 3's certified upper end is 0 at T = 1 too, and said so
     assert (any("certified upper = 0 at T <= 1\n" in t for t in texts)
             == any(r["upper_clones_pld"] == 0 for r in zero))
     assert not drawing.axes[0].texts
-    assert drawing.caption.count(" (T=100)") == 1  # panel 3 has no ratio to a 0 lower end
+    # panel 3 has a ratio at T = 100 only where its lower end there is positive
+    positive = any(r["rounds"] == 100 and r["lower_binary_rr"] > 0 for r in zero)
+    assert drawing.caption.count(" (T=100)") == 1 + positive
     assert len(drawing.axes[1].get_lines()[-1].get_xdata()) == 0 or all(
         y > 0 for y in drawing.axes[1].get_lines()[-1].get_ydata())
 
