@@ -225,7 +225,7 @@ def hist_view(params: BalcerCheuParameters, *, tail: float | None = 1e-30) -> Vi
         ParameterError: as `zsum_view`.
     """
     one = zsum_view(params, tail=tail)
-    if one.size ** 2 > HIST_PRODUCT_CELLS:
+    if not _fits(one):
         raise ParameterError(
             f"bc-hist at n={params.n}, p={params.p:.6g}: the 2-D product view has "
             f"{one.size}^2 = {one.size ** 2:.3g} cells, above the {HIST_PRODUCT_CELLS:.3g} "
@@ -246,7 +246,11 @@ def hist_fits(params: BalcerCheuParameters, *, tail: float | None = 1e-30) -> bo
     Returns:
         True when the 2-D product view fits.
     """
-    return zsum_view(params, tail=tail).size ** 2 <= HIST_PRODUCT_CELLS
+    return _fits(zsum_view(params, tail=tail))
+
+
+def _fits(one: ViewPair) -> bool:
+    return one.size ** 2 <= HIST_PRODUCT_CELLS
 
 
 def _source(locator: str) -> Source:

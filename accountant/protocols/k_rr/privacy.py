@@ -41,6 +41,7 @@ from accountant.numeric.special import binomial_logpmf, log_pmf_error, two_produ
 from accountant.numeric.tails import binomial_fast_window, binomial_outside
 from accountant.pairs import clones as clone_pair
 from accountant.pairs.subsampled_count import subsampled_count_pair
+from accountant.protocols.contract import brackets_by_order
 from accountant.protocols.k_rr import blanket as k_rr_blanket
 from accountant.result import Bracket, Direction, Kind, Result, Source
 from accountant.view import ViewPair
@@ -399,19 +400,19 @@ def renyi_divergences(*, n: int, epsilon0: float, k: int, alphas: Sequence[float
             return renyi_bracket.unchecked(built, alpha)
         return ends
 
+    def exact_max() -> Bracket:
+        r = max_divergence.unchecked(n=n, epsilon0=epsilon0, k=k)
+        return Bracket(lower=r, upper=r)
+
     # the blanket pair's curve at every finite order in one pass over its count window (one
     # call per order evaluated the window's binomial terms 15 times: n = 1e10, k = 3, 27 s)
-    finite = [float(a) for a in alphas if a != math.inf]
-    curve = iter(clone_pair.renyi_curve.unchecked(
-        blanket_pair.unchecked(n=n, epsilon0=epsilon0, k=k), alphas=finite) if finite else [])
+    blanket = brackets_by_order(alphas, lambda finite: clone_pair.renyi_curve.unchecked(
+        blanket_pair.unchecked(n=n, epsilon0=epsilon0, k=k), alphas=finite), exact_max)
     out = []
-    for alpha in alphas:
+    for alpha, up in zip(alphas, blanket, strict=True):
         if alpha == math.inf:
-            r = max_divergence.unchecked(n=n, epsilon0=epsilon0, k=k)
-            out.append(Bracket(lower=r, upper=r))
+            out.append(up)
             continue
-        low, high = next(curve)
-        up = Bracket(lower=low, upper=high)
         if not special:
             out.append(Bracket(upper=up.upper, pair_lower=up.lower, pair_name="blanket"))
             continue
