@@ -1,14 +1,17 @@
-"""GKM's work budgets: the ray scans' cost estimate, refusals that name what to do, and the
-accountant composing a GKM round whose 2-D views do not fit (no numpy MemoryError, no
-hours of scanning; Theorem 6's lam puts the far region in the millions of points)."""
+"""GKM's work budgets: the ray scans' cost estimate, refusals that name what to do, the
+one-user pair where the worst case over counts is beyond them, and the accountant composing
+a GKM round whose 2-D views do not fit (no numpy MemoryError, no hours of scanning;
+Theorem 6's lam puts the far region in the millions of points)."""
 
 import itertools
+import json
 
 import numpy as np
 import pytest
 
 from accountant.cli import main
 from accountant.composition.accountant import Accountant
+from accountant.divergence import epsilon_for_delta
 from accountant.errors import ParameterError
 from accountant.protocols import gkm
 from accountant.protocols.gkm import GKMCount
@@ -58,16 +61,33 @@ def test_both_orders_from_one_scan_per_count_equal_the_one_order_calls():
     assert worst.value == qp.value == per_count[k][1].value
 
 
-def test_theorem6_worst_case_is_refused_with_the_count_hint():
+def test_theorem6_worst_case_falls_back_to_the_one_user_pair():
     p = gkm.theorem6_parameters(n=100, epsilon=1.0, rho=0.5)
+    # the worst case over counts is beyond the scans' budget: the one-user pair, which
+    # dominates every count (docs/gkm.md#a-dominating-pair), bounds it, and says so
+    both, pq, qp = gkm.pure_epsilon_bound(p)
+    assert "one-user pair" in both.method and both.value == max(pq.value, qp.value)
+    assert both.value <= p.epsilon  # Lemma 8's claim holds for the dominating pair itself
     with pytest.raises(ParameterError, match=r"ones=K.*smaller lam"):
-        gkm.pure_epsilon_both(p)
+        gkm.pure_epsilon_both(p)  # the exact scans still refuse, naming what to do
     with pytest.raises(ParameterError, match="100 count"):
         gkm.worst_case_max_divergence(p)
     # one count of n = 100 is still beyond the budget (~200 offsets x 7.9e6 points)
     with pytest.raises(ParameterError, match=r"1 count\(s\)") as info:
         gkm.max_divergence(p, ones=0)
     assert "ones=K" not in str(info.value)
+
+
+def test_the_fallback_bounds_the_exact_worst_case(monkeypatch):
+    from accountant.protocols.gkm import protocol
+
+    exact, _, _ = gkm.pure_epsilon_bound(SMALL)
+    monkeypatch.setattr(gkm_view, "MAX_RAYS_WORK", 0.0)
+    fallback, _, _ = gkm.pure_epsilon_bound(SMALL)
+    assert "one-user pair" in fallback.method and "one-user" not in exact.method
+    # data processing: the one-user pair's value is at least every count's
+    assert fallback.value >= exact.value - 1e-9
+    assert protocol.exact_over_counts(SMALL) is False
 
 
 def test_budget_admits_what_it_estimates_below_the_limit():
@@ -87,26 +107,34 @@ def test_a_box_beyond_its_side_limit_is_refused_before_allocation():
     p = gkm.theorem6_parameters(n=10, epsilon=1.0, rho=0.5)
     with pytest.raises(ParameterError, match=f"> {gkm_view.MAX_BOX_SIDE}"):
         gkm.view_pair(p, ones=0)
-    assert GKMCount(p).lower_view_pair() is None
-    # within the limit, the lower view is the exact view
+    # the lower view is on its rays, which need no box: two rays of the far length
+    lower = GKMCount(p).lower_view_pair()
+    assert "rays" in lower.description["protocol"]
+    assert set(np.unique(lower.coords[0])) == {0, 1}
+    # within the box limit it has the exact view's values
     small = GKMCount(SMALL, ones=1)
-    assert small.lower_view_pair().p.shape == small.view_pair().p.shape
+    assert float(epsilon_for_delta(small.lower_view_pair(), 1e-4)) == pytest.approx(
+        float(epsilon_for_delta(small.view_pair(), 1e-4)), rel=1e-8)
 
 
 def test_accountant_composes_a_round_whose_views_do_not_fit():
+    # Theorem 6's lam (6.7e5) put the 2-D box in the millions: the round once composed to
+    # [?, inf]; the one-user pair on its rays composes by PLD, the ones = 0 rays give a
+    # lower end
     p = gkm.theorem6_parameters(n=10, epsilon=1.0, rho=0.5)
     r = Accountant().compose(GKMCount(p), 10).report(delta=1e-6)
-    assert r.bracket.upper is None or r.bracket.upper.value == float("inf")
-    skipped = {e["method"]: e.get("skipped", "") for e in r.entries}
-    assert "box of side" in skipped["rdp"]
-    assert "result" not in {k for e in r.entries for k in e if e["method"] == "kov"}
+    low, up = r.bracket.lower.value, r.bracket.upper.value
+    assert 0 < low <= up <= 10 * p.epsilon  # 10 rounds of an epsilon-DP protocol
+    assert up - low <= 0.01 * up
 
 
-def test_cli_pure_refuses_in_one_line(capsys):
-    status = main(["pure", "gkm-count", "--n", "100", "--epsilon", "1", "--rho", "0.5"])
-    err = capsys.readouterr().err.strip()
-    assert status == 2
-    assert len(err.splitlines()) == 1 and "--ones K" in err
+def test_cli_pure_answers_from_the_one_user_pair(capsys):
+    status = main(["pure", "gkm-count", "--n", "100", "--epsilon", "1", "--rho", "0.5",
+                   "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert "one-user pair" in out["max_divergence"]["method"]
+    assert out["max_divergence"]["value"] <= 1.0
 
 
 def test_one_count_call_without_a_count_is_refused_by_name():
@@ -123,7 +151,7 @@ def test_view_work_counts_mixture_components_and_refuses_by_name(monkeypatch):
     params = gkm.gkm_parameters(n=100, epsilon=1.0, epsilon_prime=0.5, q=0.1, s=None,
                                 lam=None, strict=True)
     with pytest.raises(ParameterError, match=r"block-points .*--ones K"):
-        GKMCount(params).epsilon_for_delta(1e-5)
+        protocol.check_box_budget(params, None)
     # the estimate is the exact sum where every count is probed (n = 6: 6 counts <= 9)
     exact = sum(protocol._components(SMALL, k) for k in range(SMALL.n))
     _, a = gkm_view.box_size(n=SMALL.n, epsilon_prime=SMALL.epsilon_prime, s=SMALL.s,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from accountant.cli.faces.common import dp_body, rdp_body
 from accountant.cli.spec import ProtocolSpec
 from accountant.cli.types import EPSILON, ONES, UNIT_OPEN, USERS, integer, real
 from accountant.domains import Interval
@@ -87,7 +88,7 @@ def _faces(parse: Any, mechanism_class: type[GKMCount]) -> dict[str, Any]:
 
     def pure(args: argparse.Namespace) -> dict[str, Any]:
         params = parse(args)
-        both, pq, qp = gkm.pure_epsilon_both(params, ones=args.ones)
+        both, pq, qp = gkm.pure_epsilon_bound(params, ones=args.ones)
         return {"params": params.to_json() | ({"ones": args.ones} if args.ones is not None
                                               else {}),
                 "max_divergence": both.to_json(),
@@ -95,24 +96,12 @@ def _faces(parse: Any, mechanism_class: type[GKMCount]) -> dict[str, Any]:
                 "max_divergence_x1_is_0_vs_1": qp.to_json()}
 
     def dp(args: argparse.Namespace) -> dict[str, Any]:
-        if args.backend != "float":
-            raise ParameterError(f"backend={args.backend!r} is not available for the GKM 2-D "
-                                 "view; valid: float (certified float64 log-space)")
-        m = mechanism(args)
-        out: dict[str, Any] = {"params": m.params()}
-        if args.at_delta is not None:
-            out["epsilon"] = m.epsilon_for_delta(args.at_delta).require_upper().to_json()
-            out["delta"] = {"value": args.at_delta, "kind": "exact"}
-        else:
-            out["delta"] = m.delta_for_epsilon(args.at_epsilon).require_upper().to_json()
-            out["epsilon"] = {"value": args.at_epsilon, "kind": "exact"}
-        return out
+        # both ends: the worst case's lower end, or one count's where the upper end is the
+        # one-user pair's (docs/gkm.md#a-dominating-pair)
+        return dp_body(mechanism(args), args)
 
     def rdp(args: argparse.Namespace) -> dict[str, Any]:
-        m = mechanism(args)
-        return {"params": m.params(),
-                "renyi": [b.require_upper().to_json() | {"order": a}
-                          for a, b in zip(args.orders, m.renyi(args.orders), strict=True)]}
+        return rdp_body(mechanism(args), args)
 
     return {"pure": pure, "dp": dp, "rdp": rdp}
 

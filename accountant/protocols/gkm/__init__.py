@@ -1,20 +1,31 @@
 """Ghazi-Kumar-Manurangsi pure-DP binary counting and the earlier GKMP20 protocol
 (docs/gkm.md). Modules: `protocol` (parameters, Condition 7, Theorem 6, utility, the
-worst case over counts, audits), `view` (the exact 2-D view and its certified
-max-divergence), `gkmp20`, `mechanism` (the contract objects); the paper's other items:
-`proof` (Lemmas 5, 9, 10, Lemma 8's reverse step, Theorem 6's variance chain), `scaling`
-(Theorem 2 in n), `real_summation` (Corollary 3), `histogram` (Corollary 4),
-`bernoulli_flood` (Sec. 5).
+pure-DP worst case over counts, audits), `view` (the exact 2-D view and its certified
+max-divergence), `rays` (the view reduced to its rays), `counts` (the worst case over
+counts and the one-user dominating pair), `gkmp20`, `mechanism` (the contract
+objects); the paper's other items: `proof` (Lemmas 5, 9, 10, Lemma 8's reverse step,
+Theorem 6's variance chain), `scaling` (Theorem 2 in n), `real_summation` (Corollary 3),
+`histogram` (Corollary 4), `bernoulli_flood` (Sec. 5).
 """
 
 from accountant.protocols.gkm import (
     bernoulli_flood,
+    counts,
     gkmp20,
     histogram,
     proof,
+    rays,
     real_summation,
     scaling,
     view,
+)
+from accountant.protocols.gkm.counts import (
+    delta_for_epsilon_worst,
+    dominating_view,
+    epsilon_for_delta_worst,
+    pure_epsilon_bound,
+    ray_view,
+    renyi_worst,
 )
 from accountant.protocols.gkm.mechanism import GKMCount, GKMP20Count
 from accountant.protocols.gkm.protocol import (
@@ -35,9 +46,7 @@ from accountant.protocols.gkm.protocol import (
     check_epsilon_prime,
     check_rays_budget,
     condition7_failures,
-    delta_for_epsilon_worst,
     dlap_variance,
-    epsilon_for_delta_worst,
     expected_messages,
     gkm_parameters,
     max_divergence,
@@ -47,7 +56,6 @@ from accountant.protocols.gkm.protocol import (
     mse_upper_lemma11,
     ones_range,
     pure_epsilon_both,
-    renyi_worst,
     theorem6_parameters,
     view_pair,
     worst_case_max_divergence,
@@ -58,6 +66,11 @@ __all__ = [
     "GKMP20Count",
     "gkmp20",
     "view",
+    "rays",
+    "counts",
+    "dominating_view",
+    "ray_view",
+    "pure_epsilon_bound",
     "bernoulli_flood",
     "histogram",
     "proof",

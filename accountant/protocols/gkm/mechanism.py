@@ -1,7 +1,8 @@
 """Ghazi-Kumar-Manurangsi counting and GKMP20 as `Mechanism`s (the protocol contract).
 
 Values are maxima over the other users' count of ones (or for one count, when `ones` is
-given) of the exact 2-D views' certified divergences (docs/gkm.md).
+given) of the views' certified divergences, computed on their rays; beyond a budget, and
+for composition, the one-user pair that dominates every count (`counts`, docs/gkm.md).
 """
 
 from __future__ import annotations
@@ -10,17 +11,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from accountant.protocols.contract import Mechanism
-from accountant.protocols.gkm.protocol import (
-    GkmParameters,
+from accountant.errors import ParameterError
+from accountant.protocols.contract import DominatingPair, Mechanism
+from accountant.protocols.gkm.counts import (
+    LOWER_VIEW_WORK,
+    ONE_VIEW_ATOMS,
     delta_for_epsilon_worst,
+    dominating_view,
     epsilon_for_delta_worst,
-    pure_epsilon_both,
+    pure_epsilon_bound,
+    ray_atoms,
+    ray_view,
     renyi_worst,
-    view_pair,
+    view_work,
 )
-from accountant.protocols.gkm.view import MAX_BOX_SIDE, box_size
-from accountant.result import Bracket
+from accountant.protocols.gkm.protocol import GkmParameters, view_pair
+from accountant.result import Bracket, Result
 from accountant.view import ViewPair
 
 __all__ = ["GKMCount", "GKMP20Count"]
@@ -38,8 +44,6 @@ class GKMCount(Mechanism):
     parameters: GkmParameters
     ones: int | None = None
     name: ClassVar[str] = "gkm-count"
-    no_pair_reason: ClassVar[str] = ("the worst case is a maximum over the counts' 2-D views; "
-                                     "no single dominating pair is derived")
 
     def one_pair(self) -> bool:
         """Whether the values are one count's pair's."""
@@ -53,36 +57,75 @@ class GKMCount(Mechanism):
         """The exact 2-D view pair at `ones` (ones = 0 when None)."""
         return view_pair(self.parameters, ones=0 if self.ones is None else self.ones)
 
-    def lower_view_pair(self) -> ViewPair | None:
-        """The exact 2-D view pair, or None when its box would not fit.
-
-        Theorem 6's lam puts the box side in the millions: a composition then has no
-        lower end from the view, rather than a refusal.
+    def dominating_pair(self) -> DominatingPair | None:
+        """The one-user pair on its rays: every count's pair at every n is it followed by
+        the common channel "add the other users' messages" (docs/gkm.md#a-dominating-pair;
+        for GKMP20 a shift, so its values are the mechanism's). None beyond its atom budget.
 
         Returns:
-            `view_pair()`, or None beyond `MAX_BOX_SIDE`.
+            A DominatingPair of `counts.dominating_view`, or None.
         """
-        p = self.parameters
-        _, side = box_size(n=p.n, epsilon_prime=p.epsilon_prime, s=p.s, lam=p.lam)
-        return None if side > MAX_BOX_SIDE else self.view_pair()
+        try:
+            view = dominating_view(self.parameters)
+        except ParameterError:
+            return None
+        return DominatingPair(pair=view, name="one-user pair (the protocol's noise)",
+                              proof="docs/gkm.md#a-dominating-pair")
+
+    no_pair_reason: ClassVar[str] = ("the one-user pair's rays exceed their atom budget "
+                                     "(lam too large)")
+
+    def lower_view_pair(self) -> ViewPair | None:
+        """One real pair's view on its rays (ones = 0 unless `ones`), or None beyond
+        `counts.ONE_VIEW_ATOMS` or `counts.LOWER_VIEW_WORK` (Theorem 6's lam at n = 100:
+        no lower end rather than a wait).
+
+        Returns:
+            `counts.ray_view`, or None.
+        """
+        k = 0 if self.ones is None else self.ones
+        if (ray_atoms(self.parameters, [k]) > ONE_VIEW_ATOMS
+                or view_work(self.parameters, k) > LOWER_VIEW_WORK):
+            return None
+        return ray_view(self.parameters, ones=k)
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
-        """epsilon(delta) of the exact views, worst case over counts unless `ones`."""
-        return Bracket.of(epsilon_for_delta_worst(self.parameters, delta=delta, ones=self.ones))
+        """epsilon(delta), worst case over counts unless `ones` (`counts`)."""
+        up, low = epsilon_for_delta_worst(self.parameters, delta=delta, ones=self.ones,
+                                          lower=True)
+        return _bracket(low, up)
 
     def delta_for_epsilon(self, epsilon: float) -> Bracket:
-        """delta(epsilon) of the exact views, worst case over counts unless `ones`."""
-        return Bracket.of(delta_for_epsilon_worst(self.parameters, epsilon=epsilon,
-                                                ones=self.ones))
+        """delta(epsilon), worst case over counts unless `ones` (`counts`)."""
+        up, low = delta_for_epsilon_worst(self.parameters, epsilon=epsilon, ones=self.ones,
+                                          lower=True)
+        return _bracket(low, up)
 
     def renyi(self, orders: Sequence[float]) -> list[Bracket]:
-        """Renyi divergences of the exact views (`renyi_worst`)."""
-        return [Bracket.of(r) for r in renyi_worst(self.parameters, orders=list(orders),
-                                                 ones=self.ones)]
+        """Renyi divergences, worst case over counts unless `ones` (`counts.renyi_worst`)."""
+        return [_bracket(low, up) for up, low in renyi_worst(
+            self.parameters, orders=list(orders), ones=self.ones, lower=True)]
+
+    def renyi_upper(self, orders: Sequence[float]) -> list[Result | None]:
+        """The upper ends only (a composition's Renyi route): no lower-end pass.
+
+        Args:
+            orders: Renyi orders, each in (1, inf] (checked by the contract's gate).
+
+        Returns:
+            One upper end per order (`counts.renyi_worst`).
+        """
+        return [up for up, _ in renyi_worst(self.parameters, orders=list(orders),
+                                            ones=self.ones)]
 
     def max_divergence(self) -> Bracket:
-        """The certified pure-DP epsilon along the views' rays (`pure_epsilon_both`)."""
-        return Bracket.of(pure_epsilon_both(self.parameters, ones=self.ones)[0])
+        """The certified pure-DP epsilon along the views' rays (`counts.pure_epsilon_bound`)."""
+        return Bracket.of(pure_epsilon_bound(self.parameters, ones=self.ones)[0])
+
+
+def _bracket(lower: Result | None, upper: Result) -> Bracket:
+    """The two ends (Bracket refuses crossed ends on construction)."""
+    return Bracket(lower=lower, upper=upper)
 
 
 @dataclass(frozen=True, slots=True)

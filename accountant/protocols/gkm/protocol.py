@@ -39,7 +39,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from accountant.audit import AuditRecord, audit_claim
-from accountant.divergence import delta_for_epsilon, epsilon_for_delta, renyi_divergence
 from accountant.domains import COUNT, EPSILON0, N_USERS, PROBABILITY, Interval
 from accountant.errors import ParameterError, RegimeError
 from accountant.numeric.rounding import up
@@ -68,9 +67,8 @@ __all__ = [
     "MIN_EPSILON_PRIME",
     "MAX_EPSILON_PRIME",
     "pure_epsilon_both",
-    "epsilon_for_delta_worst",
-    "delta_for_epsilon_worst",
-    "renyi_worst",
+    "exact_over_counts",
+    "rays_fit",
     "audit_lemma8",
     "audit_theorem6_mse",
     "CITATION",
@@ -646,6 +644,9 @@ def pure_epsilon_both(params: GkmParameters, *,
     """(max over both orders, x1 = 1 vs 0, x1 = 0 vs 1) of the certified max-divergence,
     each maximised over the other users' count of ones unless `ones` is given.
 
+    `counts.pure_epsilon_bound` bounds the worst case by the one-user pair beyond the
+    scans' budget.
+
     Args:
         params: the protocol instance.
         ones: one count only; None for all counts 0..n-1.
@@ -662,85 +663,40 @@ def pure_epsilon_both(params: GkmParameters, *,
     explicit = ones is not None
     counts = ones_range(params, ones)
     rays = _rays(params, counts)
-    pq = [(r[0], k) for r, k in zip(rays, counts, strict=True)]
-    qp = [(r[1], k) for r, k in zip(rays, counts, strict=True)]
-    both = _worst(pq + qp, explicit).with_(direction=Direction.MAX)
-    return both, _worst(pq, explicit), _worst(qp, explicit)
+    pq_all = [(r[0], k) for r, k in zip(rays, counts, strict=True)]
+    qp_all = [(r[1], k) for r, k in zip(rays, counts, strict=True)]
+    both = _worst(pq_all + qp_all, explicit).with_(direction=Direction.MAX)
+    return both, _worst(pq_all, explicit), _worst(qp_all, explicit)
 
 
-def epsilon_for_delta_worst(params: GkmParameters, *, delta: float,
-                            ones: int | None = None) -> Result:
-    """Certified epsilon(delta) of the exact 2-D view, worst case over counts unless `ones`.
-
-    Args:
-        params: the protocol instance.
-        delta: target delta, in (0, 1).
-        ones: one count only; None for all counts 0..n-1.
-
-    Returns:
-        The largest `divergence.epsilon_for_delta` Result (UPPER, direction MAX); over
-        several counts the `method` names the worst count.
-
-    Raises:
-        ParameterError: the views do not fit (`check_box_budget`), delta outside (0, 1), or
-            ones outside 0..n-1.
-    """
-    check_box_budget(params, ones)
-    rs = [(epsilon_for_delta(view_pair(params, ones=k), delta), k)
-          for k in ones_range(params, ones)]
-    return _worst(rs, ones is not None)
-
-
-def delta_for_epsilon_worst(params: GkmParameters, *, epsilon: float,
-                            ones: int | None = None) -> Result:
-    """Certified delta(epsilon) of the exact 2-D view, worst case over counts unless `ones`.
+def exact_over_counts(params: GkmParameters) -> bool:
+    """Whether every count's pair is the one-user pair shifted by (ones, 0).
 
     Args:
         params: the protocol instance.
-        epsilon: epsilon >= 0.
-        ones: one count only; None for all counts 0..n-1.
 
     Returns:
-        The largest `divergence.delta_for_epsilon` Result (UPPER, direction MAX).
-
-    Raises:
-        ParameterError: the views do not fit (`check_box_budget`), epsilon < 0, or ones
-            outside 0..n-1.
+        True for GKMP20 (q = 0, s = 0), where the other users' messages are the constant
+        (ones, 0) (docs/gkm.md#a-dominating-pair).
     """
-    check_box_budget(params, ones)
-    rs = [(delta_for_epsilon(view_pair(params, ones=k), epsilon=epsilon), k)
-          for k in ones_range(params, ones)]
-    return _worst(rs, ones is not None)
+    return params.q == 0.0 and params.s == 0
 
 
-def renyi_worst(params: GkmParameters, *, orders: list[float],
-                ones: int | None = None) -> list[Result]:
-    """Certified Renyi divergences at `orders` (inf: max-divergence on the 2-D grid), worst
-    case over counts unless `ones`.
+def rays_fit(params: GkmParameters, counts: range) -> bool:
+    """Whether the scans of `counts` are within `check_rays_budget`.
 
     Args:
         params: the protocol instance.
-        orders: Renyi orders, each in (1, inf].
-        ones: one count only; None for all counts 0..n-1.
+        counts: the counts of ones to evaluate.
 
     Returns:
-        One Result per order, in the order given: `divergence.renyi_divergence` (UPPER) for
-        finite orders, `gkm_view.pure_epsilon` for inf; the largest over the counts.
-
-    Raises:
-        ParameterError: the views do not fit (`check_box_budget`), an order outside
-            (1, inf], or ones outside 0..n-1.
+        True when `check_rays_budget` would not raise.
     """
-    check_box_budget(params, ones)
-    views = [(view_pair(params, ones=k), k) for k in ones_range(params, ones)]
-    out = []
-    for alpha in orders:
-        if alpha == math.inf:
-            rs = [(gkm_view.pure_epsilon(v), k) for v, k in views]
-        else:
-            rs = [(renyi_divergence(v, alpha), k) for v, k in views]
-        out.append(_worst(rs, ones is not None))
-    return out
+    try:
+        check_rays_budget(params, counts)
+    except ParameterError:
+        return False
+    return True
 
 
 def _target_epsilon(params: GkmParameters) -> float:
