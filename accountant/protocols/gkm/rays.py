@@ -55,6 +55,9 @@ from accountant.view import ViewPair
 __all__ = ["RayTable", "ray_length", "ray_view_pair", "ray_atoms"]
 
 _STEP = 4 * UNIT_ROUNDOFF
+# the faint atoms moved to the residual hold at most this share of the tail asked for (so
+# the tail, and a high order's residual term tail e^((alpha-1) B), barely grow)
+_SPILL = 1e-3
 
 
 def ray_length(*, n: int, epsilon_prime: float, s: int, lam: float,
@@ -276,20 +279,22 @@ def ray_atoms(table: RayTable, *, ones: int, psi_p: tuple[np.ndarray, float, flo
     sup_pq = far - log_g_low + far_err
     sup_qp = -far - log_g_low + far_err
 
-    # atoms below allowed / atoms in both laws join the residual (at most `allowed` in all,
+    # atoms below _SPILL allowed / atoms in both laws join the residual (that much in all,
     # their largest loss joins the residual's bound): the rays run far beyond the bulk
     # (L >= B0), and the PLD and Renyi passes would otherwise read millions of atoms of
     # mass 1e-300
-    cut = math.log(table.allowed) - math.log(log_p.size)
-    faint = (log_p < cut) & (log_q < cut)  # both -inf included; one-sided infinities kept
+    spill_total = table.allowed * _SPILL
+    cut = math.log(spill_total) - math.log(log_p.size)
+    # both -inf included; a one-sided -inf (a support mismatch: an infinite loss) is kept
+    faint = (log_p < cut) & (log_q < cut) & (np.isneginf(log_p) == np.isneginf(log_q))
     tail_p, tail_q = table.tail, table.tail
     if np.any(faint):
-        # each faint atom is below e^(cut + log_error) in either law: at most `allowed` in all
-        spill = table.allowed * (1 + 2 * log_error + 1e-12)
+        # each faint atom is below e^(cut + log_error) in either law: spill_total in all
+        spill = spill_total * (1 + 2 * log_error + 1e-12)
         tail_p += spill
         tail_q += spill
         faint_loss = loss[faint]
-        faint_loss = faint_loss[np.isfinite(faint_loss)]
+        faint_loss = faint_loss[~np.isnan(faint_loss)]  # (both -inf: no loss)
         if faint_loss.size:
             sup_pq = max(sup_pq, float(np.max(faint_loss)) + loss_error)
             sup_qp = max(sup_qp, float(np.max(-faint_loss)) + loss_error)
