@@ -158,6 +158,9 @@ class LedgerEntry:
         class_factory: an (eps, delta) such that one run is (eps, delta)-DP under the
             ledger's relation (a certified max-divergence gives (eps, 0)): the event is a
             member of that class, for KOV and basic composition; or None.
+        class_at: delta1 -> an (eps1, delta1) with one run (eps1, delta1)-DP (the event's
+            certified epsilon(delta1) upper end), for KOV where `class_factory` has none:
+            the route then spends a share of the target delta on the rounds' own; or None.
         gaussian_mu: sensitivity/sigma of an unsampled Gaussian (analytic route).
         laplace_epsilon0: sensitivity/b of an unsampled Laplace event (analytic route when
             it is the only run in the ledger).
@@ -175,6 +178,7 @@ class LedgerEntry:
     curve_factory: Callable[[], RdpCurve | None] | None = None
     eps_delta: tuple[float, float] | None = None
     class_factory: Callable[[], tuple[float, float] | None] | None = None
+    class_at: Callable[[float], tuple[float, float] | None] | None = None
     gaussian_mu: float | None = None
     laplace_epsilon0: float | None = None
     notes: dict[str, str] = field(default_factory=dict)
@@ -414,7 +418,9 @@ class Accountant:
             return LedgerEntry(label, count, upper_source=source,
                                lower_source=view if view is not None and view.grid_exact
                                else None, curve_factory=base_curve, notes=notes,
-                               class_factory=lambda: _mechanism_class(mech))
+                               class_factory=lambda: _mechanism_class(mech),
+                               class_at=None if mech.one_pair() else
+                               functools.partial(_round_class, mech))
         q = 1.0 if rate is None else rate
         label = f"{label} sampled at q={q}" if rate is not None else label
         upper: pld.PairSource | None = None
@@ -877,6 +883,10 @@ class Accountant:
                 classes.append((*entry.eps_delta, entry.count))
                 continue
             member = entry.dp_class()
+            if member is None and entry.class_at is not None and len(self._ledger) == 1 \
+                    and delta is not None and entry.upper_source is None:
+                # no class and no PLD pair: the rounds' own certified epsilon(delta1)
+                return _kov_per_round(entry, delta)
             if member is None:
                 missing.append(entry)
             else:
@@ -1066,6 +1076,50 @@ def _mechanism_class(mech: Mechanism) -> tuple[float, float] | None:
     if top is not None and top.scope is Scope.MECHANISM:
         return (top.upper_end(), 0.0)
     return mech.local_guarantee()
+
+
+def _round_class(mech: Mechanism, delta1: float) -> tuple[float, float] | None:
+    """(the mechanism's certified epsilon(delta1) upper end, delta1): one run is a member of
+    that class for every neighbouring pair; None when it has no finite upper end."""
+    top = mech.epsilon_upper(delta1)
+    if top is None or top.scope is not Scope.MECHANISM or not top.is_finite:
+        return None
+    return (float(top.upper_end()), delta1)
+
+
+# the shares of the target delta tried for the rounds' own delta (KOV spends the rest)
+_ROUND_DELTA_SHARES = (0.5, 0.9)
+
+
+def _kov_per_round(entry: LedgerEntry, delta: float) -> list[dict[str, Any]]:
+    """KOV over T runs of an event with no class of its own but a certified epsilon(delta1)
+    at every delta1: each run is (eps(delta1), delta1)-DP, and KOV composes that class with
+    the target delta; delta1 = share * delta / T for a few shares, the smallest value kept
+    (each is an upper end: the event is a member of its class)."""
+    best: Result | None = None
+    tried = []
+    for share in _ROUND_DELTA_SHARES:
+        delta1 = rounding.down(Fraction(share) * Fraction(delta) / entry.count)
+        if not delta1 > 0:
+            continue
+        try:
+            member = entry.class_at(delta1) if entry.class_at is not None else None
+        except AccountantError as exc:
+            tried.append(f"delta1={delta1:.3g}: {exc}")
+            continue
+        if member is None or member[0] > _KOV_FLOAT_EPSILON:
+            continue
+        e1, d1 = member
+        r = _dominated(kov.epsilon_kov.unchecked(epsilon=e1, delta=d1, rounds=entry.count,
+                                                 delta_total=delta), e1, d1)
+        if best is None or r.value < best.value:
+            best = r.with_(method=f"[kov] {r.method} (each round's certified epsilon at "
+                                  f"delta1 = {d1:.3g} = {share:g} x delta / {entry.count})")
+    if best is None:
+        return [{"method": "kov", "skipped": (
+            f"{entry.label}: no finite certified epsilon(delta1) per round"
+            + (f" ({'; '.join(tried)})" if tried else ""))}]
+    return [{"method": "kov", "result": best}]
 
 
 def _view_class(view: ViewPair) -> tuple[float, float] | None:

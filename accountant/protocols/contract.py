@@ -345,6 +345,22 @@ class Mechanism(abc.ABC):
             ParameterError: an order outside (1, inf] (implementations validate).
         """
 
+    def epsilon_upper(self, delta: float) -> Result | None:
+        """The upper end of `epsilon_for_delta` only (what a per-round (eps, delta) class
+        reads). A family whose lower ends cost far more than its upper end answers without
+        computing them.
+
+        Args:
+            delta: target delta, in (0, 1).
+
+        Returns:
+            The upper end (scope MECHANISM unless `one_pair()`), or None.
+
+        Raises:
+            ParameterError: delta outside (0, 1).
+        """
+        return self.epsilon_for_delta(delta).upper
+
     def renyi_upper(self, orders: Sequence[float]) -> list[Result | None]:
         """The upper ends of `renyi` at each order, the same Results (what a composition of
         Renyi curves reads). A family whose lower ends cost far more than its upper ends

@@ -16,7 +16,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from accountant.composition import Accountant, Subsampled
+from accountant.composition import Accountant, Subsampled, kov
 from accountant.errors import ParameterError, RegimeError
 from accountant.protocols.continuous import (
     DiscreteGaussianLaw,
@@ -431,16 +431,51 @@ def test_epsilon_zero_when_the_target_delta_is_already_met():
 
 
 @pytest.mark.parametrize("cls", [GaussianRandomizer, DiscreteGaussianRandomizer])
-def test_gaussian_noise_refuses_composition_with_its_reason(cls):
-    # not epsilon0-LDP and no composable pair: one clear error, not a Renyi-curve message
+def test_gaussian_noise_composes_unsampled_rounds_through_the_local_curve(cls):
+    # not epsilon0-LDP and no composable pair: unsampled rounds compose through the local
+    # report's Renyi curve alpha / (2 sigma^2) (data processing); sampled rounds refuse
     mech = cls(n=1000, sigma=1.0)
-    why = r"no dominating pair for this family: only one round's delta\(epsilon\) is certified"
-    with pytest.raises(RegimeError, match=why):
-        Accountant().compose(mech, 10)
+    assert mech.dominating_pair() is None and "local report's Renyi" in mech.no_pair_reason
+    curve = mech.renyi([2.0, 10.0])
+    assert [b.upper.value for b in curve] == [1.0, 5.0] and curve[0].lower is None
+    report = Accountant().compose(mech, 10).report(delta=1e-6)
+    ten = report.bracket
+    one = mech.epsilon_for_delta(1e-6)
+    assert one.lower.value <= ten.upper.value < math.inf
+    # the upper end: KOV over each round's certified (eps(delta1), delta1), delta1 a share
+    # of the target (far below the local curve's RDP value: 2.53 against 20.95)
+    kov_values = [kov.epsilon_kov(epsilon=mech.epsilon_upper(d1).upper_end(), delta=d1,
+                                  rounds=10, delta_total=1e-6).value
+                  for d1 in (0.5e-7, 0.9e-7)]
+    assert "[kov]" in ten.upper.method and "delta1" in ten.upper.method
+    assert ten.upper.value == pytest.approx(min(kov_values), rel=1e-12)
+    rdp = [e["result"].value for e in report.entries if e["method"].startswith("rdp")
+           and "result" in e]
+    assert rdp and ten.upper.value < min(rdp)
+    assert Accountant().compose(mech, 40).get_epsilon(1e-6).upper.value > ten.upper.value
+    why = r"no pair for Poisson-sampled or add/remove rounds of this family"
     with pytest.raises(RegimeError, match=why):
         Accountant().compose(Subsampled(mech, 0.1), 10)
     with pytest.raises(RegimeError, match=why):
-        mech.dominating_pair()
+        mech.subsampling_pair()
+
+
+@pytest.mark.parametrize("sigma", [0.1, 0.3, 1.0, 3.0])
+def test_discrete_gaussian_renyi_is_below_the_continuous_curve(sigma):
+    # the source the discrete family cites, checked by exact sums (50 digits): with
+    # p_mu(k) proportional to exp(-(k - mu)^2 / (2 sigma^2)) and an integer shift the
+    # normalisers cancel, and sum p_1^a p_0^(1-a) = sum exp(-(k^2 - 2 a k + a)/(2 s^2)) / Z
+    with mpmath.workdps(50):
+        s2 = 2 * mpmath.mpf(sigma) ** 2
+        span = range(-int(60 * sigma) - 60, int(60 * sigma) + 62)
+        z = mpmath.fsum(mpmath.exp(-mpmath.mpf(k) ** 2 / s2) for k in span)
+        for a in (1.5, 2.0, 10.0, 64.0):
+            a = mpmath.mpf(a)
+            m = mpmath.fsum(mpmath.exp(-(k * k - 2 * a * k + a) / s2) for k in span) / z
+            exact = mpmath.log(m) / (a - 1)
+            bound = DiscreteGaussianRandomizer(n=10, sigma=sigma).renyi([float(a)])[0]
+            assert exact <= bound.upper.value
+            assert exact >= 0.5 * bound.upper.value or sigma < 1  # not vacuous at sigma >= 1
 
 
 @pytest.mark.parametrize("cls", [LaplaceRandomizer, DiscreteLaplaceRandomizer])
