@@ -135,7 +135,7 @@ def dominating_view(params: GkmParameters) -> ViewPair:
         "pair": "one user's messages with the protocol's noise"})
 
 
-@functools.lru_cache(maxsize=4)  # the lower end's count, asked by several routes
+@functools.lru_cache(maxsize=2)  # the lower end's count, asked by several routes
 def ray_view(params: GkmParameters, *, ones: int) -> ViewPair:
     """One count's pair on its rays (the same divergences as `protocol.view_pair`).
 
