@@ -2,8 +2,8 @@
 
 Draws points from the CLI's domain for every protocol family that `compose --mechanism`
 takes (n from 2 to 1e10, epsilon0 from 0.05 to 10, Poisson rate none / 0.01 / 0.5, both
-relations, T in {1, 100, 1e4}, corners first, unsampled GKM rounds at tens to thousands of
-users, then seeded random draws), and runs
+relations, T in {1, 100, 1e4}, corners first, unsampled GKM and Gaussian-randomizer rounds
+from 2 to 1e10 users, then seeded random draws), and runs
 `shuffle-accountant compose ... --at-delta 1e-5` for each in a fresh process under a
 wall-clock limit (the whole process: what a user waits for). Prints each point's wall seconds,
 exit status and answer, then the slowest points. A point that exits 2 with one line (a
@@ -62,8 +62,11 @@ FLAGS: dict[str, Callable[[random.Random, float], str]] = {
 }
 FAMILIES = tuple(FLAGS)
 # unsampled rounds of the protocols whose worst case is a maximum over the others' counts
-# (tens to hundreds of users took 10-60 s before the one-user dominating pair)
-UNSAMPLED_NS = {"gkm-count": (10, 38, 100, 300, 1000), "gkmp20-count": (38, 362, 3000)}
+# (tens to hundreds of users took 10-60 s before the one-user dominating pair),
+# and of the Gaussian randomizers (no pair: the local curve and KOV over each round's class)
+UNSAMPLED_NS = {"gkm-count": (10, 38, 100, 300, 1000), "gkmp20-count": (38, 362, 3000),
+                "gaussian-randomizer": (2, 1000, 10**6, 10**10),
+                "discrete-gaussian-randomizer": (2, 1000, 10**6, 10**10)}
 
 
 def _mechanism(family: str, rng: random.Random, n: int, epsilon0: float) -> str:
