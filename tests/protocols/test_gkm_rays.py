@@ -164,3 +164,16 @@ def test_support_mismatch_atoms_stay_on_the_grid_however_faint(tail):
     v = ray_view_pair(n=3, ones=2, epsilon_prime=0.05, q=0.0, s=0, lam=100.0, tail=tail)
     assert np.any(np.isneginf(v.float_loss) & np.isfinite(v.q))
     assert float(renyi_divergence(v, 2.0)) == math.inf
+
+
+def test_gkmp20_audit_reads_the_one_user_pair_at_any_n():
+    # the claim "not epsilon-DP for any epsilon" holds on a certified +inf; at n = 1000 the
+    # audit used to refuse (1000 views of a 2234-wide box)
+    for n in (3, 1000):
+        p = gkm.gkmp20.gkmp20_parameters(n=n, epsilon_prime=1.0, lam=10.0)
+        out = gkm.gkmp20.audit_not_pure(p)
+        assert out["verdict"] == "holds"
+    # one count's audit agrees with its 2-D view's lower end
+    p = gkm.gkmp20.gkmp20_parameters(n=3, epsilon_prime=1.0, lam=10.0)
+    assert gkm_view.pure_epsilon_lower(gkm.view_pair(p, ones=1)).value == math.inf
+    assert gkm.gkmp20.audit_not_pure(p, ones=1)["verdict"] == "holds"

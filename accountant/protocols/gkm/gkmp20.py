@@ -19,6 +19,7 @@ import math
 from typing import Any
 
 from accountant.audit import audit_claim
+from accountant.protocols.gkm import counts
 from accountant.protocols.gkm import protocol as gkm
 from accountant.protocols.gkm import view as gkm_view
 from accountant.result import Source
@@ -83,16 +84,14 @@ def audit_not_pure(params: gkm.GkmParameters, *, ones: int | None = None) -> dic
         (looseness 0.0) when the upper end is finite, "undecided" otherwise.
 
     Raises:
-        ParameterError: the views do not fit in memory (`gkm.check_box_budget`), or ones
-            outside 0..n-1.
+        ParameterError: ones outside 0..n-1, or a view beyond its atom budget
+            (`counts.ONE_VIEW_ATOMS`).
     """
-    gkm.check_box_budget(params, ones)
-    lowers, uppers = [], []
-    for k in gkm.ones_range(params, ones):
-        v = view_pair(params, ones=k)
-        lowers.append(gkm_view.pure_epsilon_lower(v))
-        uppers.append(gkm_view.pure_epsilon(v))
-    upper = max(uppers, key=lambda r: r.value)
+    # every count's pair is the one-user pair shifted by (ones, 0) (docs/gkm.md#a-dominating-
+    # pair): one view on its rays stands for all of them, at any n
+    v = counts.dominating_view(params) if ones is None else counts.ray_view(params, ones=ones)
+    lowers = [gkm_view.pure_epsilon_lower(v)]
+    upper = gkm_view.pure_epsilon(v)
     record = audit_claim(
         claim="not epsilon-DP for any finite epsilon (max-divergence = +inf)",
         source=Source(citation="Ghazi, Kumar, Manurangsi, Pure-DP Aggregation in the "
