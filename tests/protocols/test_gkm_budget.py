@@ -114,7 +114,7 @@ def test_a_box_beyond_its_side_limit_is_refused_before_allocation():
     # within the box limit it has the exact view's values
     small = GKMCount(SMALL, ones=1)
     assert float(epsilon_for_delta(small.lower_view_pair(), 1e-4)) == pytest.approx(
-        float(epsilon_for_delta(small.view_pair(), 1e-4)), rel=1e-8)
+        float(epsilon_for_delta(gkm.view_pair(SMALL, ones=1), 1e-4)), rel=1e-8)
 
 
 def test_accountant_composes_a_round_whose_views_do_not_fit():

@@ -47,10 +47,13 @@ from accountant.view import ViewPair
 __all__ = ["dominating_view", "pure_epsilon_bound", "view_work", "LOWER_VIEW_WORK",
            "ray_view", "ray_atoms", "epsilon_for_delta_worst", "delta_for_epsilon_worst",
            "renyi_worst",
-           "ONE_VIEW_ATOMS", "HOCKEY_ATOMS", "RENYI_ATOM_ORDERS"]
+           "ONE_VIEW_ATOMS", "ONE_VIEW_WORK", "HOCKEY_ATOMS", "RENYI_ATOM_ORDERS"]
 
 # the most atoms one ray view materialises (about 6 float arrays of them: ~1 GB)
 ONE_VIEW_ATOMS = 2e7
+# the most array entries the log-sum passes of one count's view may touch (n = 1e4,
+# eps' = 0.5, q = 0.2, s = 5: 6e8 in 6 s)
+ONE_VIEW_WORK = 1e9
 # the most atoms, over every count's view, of a worst case of epsilon(delta) or delta(eps)
 # (about 100 ns an atom: 2 s)
 HOCKEY_ATOMS = 2e7
@@ -147,13 +150,19 @@ def ray_view(params: GkmParameters, *, ones: int) -> ViewPair:
         A float ViewPair (`rays.ray_view_pair`).
 
     Raises:
-        ParameterError: ones outside 0..n-1, or more than ONE_VIEW_ATOMS atoms.
+        ParameterError: ones outside 0..n-1, more than ONE_VIEW_ATOMS atoms or
+            ONE_VIEW_WORK entries of work.
     """
     [k] = ones_range(params, ones)
     atoms = ray_atoms(params, [k])
     if atoms > ONE_VIEW_ATOMS:
         raise ParameterError(f"the view at ones={k} needs {atoms:.3g} atoms on its rays > "
                              f"{ONE_VIEW_ATOMS:.0e} (n={params.n}, s={params.s}, "
+                             f"lam={params.lam:.6g}); use smaller lam, s or n")
+    work = view_work(params, k)
+    if work > ONE_VIEW_WORK:
+        raise ParameterError(f"the view at ones={k} needs {work:.3g} log-sum passes' entries "
+                             f"> {ONE_VIEW_WORK:.0e} (about 10 s; n={params.n}, s={params.s}, "
                              f"lam={params.lam:.6g}); use smaller lam, s or n")
     [(view, _)] = _ray_views(params, [k])
     return view

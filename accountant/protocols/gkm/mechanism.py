@@ -25,7 +25,7 @@ from accountant.protocols.gkm.counts import (
     renyi_worst,
     view_work,
 )
-from accountant.protocols.gkm.protocol import GkmParameters, view_pair
+from accountant.protocols.gkm.protocol import GkmParameters
 from accountant.result import Bracket, Result
 from accountant.view import ViewPair
 
@@ -54,8 +54,10 @@ class GKMCount(Mechanism):
         return self.parameters.to_json()
 
     def view_pair(self) -> ViewPair:
-        """The exact 2-D view pair at `ones` (ones = 0 when None)."""
-        return view_pair(self.parameters, ones=0 if self.ones is None else self.ones)
+        """The exact view pair at `ones` (ones = 0 when None) on its rays: the divergences of
+        the 2-D view `protocol.view_pair`, on far fewer atoms and with no box
+        (`counts.ray_view`)."""
+        return ray_view(self.parameters, ones=0 if self.ones is None else self.ones)
 
     def dominating_pair(self) -> DominatingPair | None:
         """The one-user pair on its rays: every count's pair at every n is it followed by
