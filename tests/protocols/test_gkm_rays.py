@@ -19,10 +19,12 @@ from accountant.divergence import (
     epsilon_for_delta,
     renyi_divergence,
 )
+from accountant.errors import ParameterError
 from accountant.protocols import gkm
 from accountant.protocols.gkm import GKMCount, GKMP20Count, counts
 from accountant.protocols.gkm import view as gkm_view
 from accountant.protocols.gkm.rays import ray_view_pair
+from accountant.result import Scope
 
 
 def _draws(seed, k):
@@ -147,6 +149,9 @@ def test_mechanism_brackets_and_composition():
     brackets = m.renyi(orders)
     for b, u in zip(brackets, m.renyi_upper(orders), strict=True):
         assert b.lower.value <= b.upper.value and u.value == b.upper.value
+        assert u.scope is b.upper.scope is Scope.MECHANISM
+    with pytest.raises(ParameterError):
+        m.renyi_upper([0.5])
     pair = m.dominating_pair()
     assert pair is not None and pair.proof == "docs/gkm.md#a-dominating-pair"
     # twenty rounds: the certified upper end bounds every count's own composition

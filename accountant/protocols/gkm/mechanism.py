@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from accountant.domains import orders as order_domain
 from accountant.errors import ParameterError
 from accountant.protocols.contract import DominatingPair, Mechanism
 from accountant.protocols.gkm.counts import (
@@ -26,7 +27,7 @@ from accountant.protocols.gkm.counts import (
     view_work,
 )
 from accountant.protocols.gkm.protocol import GkmParameters
-from accountant.result import Bracket, Result
+from accountant.result import Bracket, Result, Scope
 from accountant.view import ViewPair
 
 __all__ = ["GKMCount", "GKMP20Count"]
@@ -112,13 +113,20 @@ class GKMCount(Mechanism):
         """The upper ends only (a composition's Renyi route): no lower-end pass.
 
         Args:
-            orders: Renyi orders, each in (1, inf] (checked by the contract's gate).
+            orders: Renyi orders, each in (1, inf].
 
         Returns:
-            One upper end per order (`counts.renyi_worst`).
+            One upper end per order (`counts.renyi_worst`), a mechanism statement unless
+            `ones` is given, as `renyi` gives them.
+
+        Raises:
+            ParameterError: an order outside (1, inf].
         """
-        return [up for up, _ in renyi_worst(self.parameters, orders=list(orders),
-                                            ones=self.ones)]
+        order_domain(orders)  # (the contract's gate checks renyi, not this override)
+        ups: list[Result | None] = [
+            up if self.one_pair() else up.with_(scope=Scope.MECHANISM)
+            for up, _ in renyi_worst(self.parameters, orders=list(orders), ones=self.ones)]
+        return ups
 
     def max_divergence(self) -> Bracket:
         """The certified pure-DP epsilon along the views' rays (`counts.pure_epsilon_bound`)."""
