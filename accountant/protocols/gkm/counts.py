@@ -45,7 +45,7 @@ from accountant.result import Direction, Result
 from accountant.view import ViewPair
 
 __all__ = ["dominating_view", "pure_epsilon_bound", "view_work", "LOWER_VIEW_WORK",
-           "ray_view", "ray_atoms", "epsilon_for_delta_worst", "delta_for_epsilon_worst",
+           "ray_view", "atom_count", "epsilon_for_delta_worst", "delta_for_epsilon_worst",
            "renyi_worst",
            "ONE_VIEW_ATOMS", "ONE_VIEW_WORK", "HOCKEY_ATOMS", "RENYI_ATOM_ORDERS"]
 
@@ -87,7 +87,7 @@ def _one_user(table: gkm_rays.RayTable) -> ViewPair:
     return gkm_rays.ray_atoms(replace(table, n=1), ones=0, psi_p=first, psi_q=second)
 
 
-def ray_atoms(params: GkmParameters, counts: Sequence[int]) -> float:
+def atom_count(params: GkmParameters, counts: Sequence[int]) -> float:
     """The atoms of the ray views of `counts`: (ones + 2) L each.
 
     Args:
@@ -154,7 +154,7 @@ def ray_view(params: GkmParameters, *, ones: int) -> ViewPair:
             ONE_VIEW_WORK entries of work.
     """
     [k] = ones_range(params, ones)
-    atoms = ray_atoms(params, [k])
+    atoms = atom_count(params, [k])
     if atoms > ONE_VIEW_ATOMS:
         raise ParameterError(f"the view at ones={k} needs {atoms:.3g} atoms on its rays > "
                              f"{ONE_VIEW_ATOMS:.0e} (n={params.n}, s={params.s}, "
@@ -202,7 +202,7 @@ def _evaluate(params: GkmParameters, ones: int | None, upper: Ends, both: Ends |
         ups, shifted = _ends(dominating_view(params), upper, both)
         return _tagged(ups, " " + _SHIFTED), _tagged_lows(shifted, " " + _SHIFTED)
     counts = ones_range(params, None)
-    atoms = ray_atoms(params, counts)
+    atoms = atom_count(params, counts)
     if atoms * per_atom <= budget:
         found = [(upper(v), k) for v, k in _ray_views(params, counts)]
         ups, worst_counts = [], []

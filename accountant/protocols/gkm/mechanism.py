@@ -17,11 +17,11 @@ from accountant.protocols.contract import DominatingPair, Mechanism
 from accountant.protocols.gkm.counts import (
     LOWER_VIEW_WORK,
     ONE_VIEW_ATOMS,
+    atom_count,
     delta_for_epsilon_worst,
     dominating_view,
     epsilon_for_delta_worst,
     pure_epsilon_bound,
-    ray_atoms,
     ray_view,
     renyi_worst,
     view_work,
@@ -87,7 +87,7 @@ class GKMCount(Mechanism):
             `counts.ray_view`, or None.
         """
         k = 0 if self.ones is None else self.ones
-        if (ray_atoms(self.parameters, [k]) > ONE_VIEW_ATOMS
+        if (atom_count(self.parameters, [k]) > ONE_VIEW_ATOMS
                 or view_work(self.parameters, k) > LOWER_VIEW_WORK):
             return None
         return ray_view(self.parameters, ones=k)

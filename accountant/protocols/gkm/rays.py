@@ -245,8 +245,9 @@ def ray_atoms(table: RayTable, *, ones: int, psi_p: tuple[np.ndarray, float, flo
         lift = 2 * s * ep
         per_zero = lift + math.log1p(-q) if q == 0.0 else float(np.logaddexp(
             math.log(q), math.log1p(-q) + lift))
-        totals.append((logsumexp(lb) + m0 * per_zero,
-                       lb_err + (m1 + 2) * _STEP * (abs(logsumexp(lb)) + 2)
+        log_b_total = logsumexp(lb)
+        totals.append((log_b_total + m0 * per_zero,
+                       lb_err + (m1 + 2) * _STEP * (abs(log_b_total) + 2)
                        + m0 * _STEP * (abs(per_zero) + 2) + _STEP * m0 * abs(per_zero)))
     h_p, h_q = rays
     err_h = max(errs)
