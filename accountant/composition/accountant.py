@@ -74,12 +74,15 @@ from accountant.composition.noise import (
     noise_rdp_curve,
     sensitivity_factor,
 )
+from accountant.composition.participation import ParticipationPair
 from accountant.composition.rdp import DEFAULT_ORDERS, ROUNDS, RdpCurve
+from accountant.composition.report import report_pair
 from accountant.composition.sampled_gaussian import sampled_gaussian_rdp_curve
 from accountant.composition.subsampled import RELATIONS, SubsampledPair
+from accountant.distributions import binomial_window
 from accountant.divergence import max_divergence
 from accountant.domains import DELTA, EPSILON, trusted
-from accountant.errors import AccountantError, ParameterError, PrecisionError
+from accountant.errors import AccountantError, ParameterError, PrecisionError, RegimeError
 from accountant.numeric import rounding
 from accountant.pairs.clones import ClonePair
 from accountant.pairs.product import ProductPair
@@ -169,6 +172,8 @@ class LedgerEntry:
         event: the composed event record (for `Accountant.to_dp_event`).
         heuristic_curve: the curve is HEURISTIC whatever it turns out to be (ZW19 on a
             replace-one curve): the RDP route then lists values and bounds nothing.
+        per_round_kov: KOV also tries `class_at` although `upper_source` is set (a report
+            pair, without the shuffle's amplification that the rounds' own bound has).
     """
 
     label: str
@@ -185,6 +190,7 @@ class LedgerEntry:
     pair_only: bool = False
     event: Any = None  # the composed record (Subsampled wrapper included), for exports
     heuristic_curve: bool = False
+    per_round_kov: bool = False
     _curve: RdpCurve | None = field(default=None, repr=False)
     _curve_done: bool = field(default=False, repr=False)
     _class: tuple[float, float] | None = field(default=None, repr=False)
@@ -389,7 +395,7 @@ class Accountant:
         label = f"{mech.name}(" + ", ".join(f"{k}={v}" for k, v in mech.params().items()
                                             if v is not None) + ")"
         dominating = mech.dominating_pair()
-        source = dominating_source(dominating)
+        source: pld.PairSource | None = dominating_source(dominating)
         notes: dict[str, str] = {}
         renyi_label = ", ".join(f"{k}={v}" for k, v in mech.params().items())
 
@@ -413,23 +419,39 @@ class Accountant:
             if source is None and local is not None:
                 # KOV's pair dominates every member of the local (epsilon0, delta0) class
                 source = kov.kov_view_pair(epsilon=local[0], delta=local[1])
-            elif source is None:
-                notes["pld"] = f"{label}: {mech.no_pair_reason}"
+            report = None
+            if source is None and local is None:
+                # the differing user's report pair (Gaussian randomizers): no shuffle
+                # amplification, but an exact PLD where the Renyi curve converts loosely
+                source = report = _report_pair(mech)
+                if source is None:
+                    notes["pld"] = f"{label}: {mech.no_pair_reason}"
             return LedgerEntry(label, count, upper_source=source,
                                lower_source=view if view is not None and view.grid_exact
                                else None, curve_factory=base_curve, notes=notes,
                                class_factory=lambda: _mechanism_class(mech),
                                class_at=None if mech.one_pair() else
-                               functools.partial(_round_class, mech))
+                               functools.partial(_round_class, mech),
+                               per_round_kov=report is not None)
         q = 1.0 if rate is None else rate
         label = f"{label} sampled at q={q}" if rate is not None else label
         upper: pld.PairSource | None = None
+        round_class: Callable[[float], tuple[float, float] | None] | None = None
         sampled = mech.subsampling_pair()
         local = mech.local_guarantee()
         if sampled is not None and isinstance(sampled.composable, ClonePair):
             # add/remove at q = 1: the message count reveals presence (delta = 1, honestly)
             upper = trusted(SubsampledPair, pair=sampled.composable, sampling_rate=q,
                             relation=self.neighboring)  # q and the relation checked
+        elif (report := _report_pair(mech)) is not None:
+            if self.neighboring != "substitute":
+                raise RegimeError(
+                    f"{label}: under add/remove the differing user's report, or its "
+                    "absence, reveals whether it is in the dataset (delta >= q at every "
+                    "epsilon): compose these rounds under --relation substitute, or their "
+                    "certified (epsilon, delta) as an EpsilonDelta event")
+            # the report pair mixed with "no message": the shared participation coin
+            upper = ParticipationPair(report, q)
         elif local is not None and self.neighboring == "substitute":
             # no clones pair (approximate-ldp): KOV's pair of the sampled round's class
             e1, d1 = _sampled_class(*local, q)
@@ -438,6 +460,11 @@ class Accountant:
             notes["pld"] = (f"{label}: subsampled/add-remove PLD needs a protocol with a "
                             "clones or blanket pair")
 
+        if rate is not None and self.neighboring == "substitute" and local is None \
+                and not isinstance(upper, SubsampledPair) \
+                and mech.participants_round(2) is not None:
+            # each round's class from the round at the fewest likely participants
+            round_class = functools.partial(_sampled_round_class, mech, q)
         lower = None
         try:
             lower = mech.subsampled_pair(q, self.neighboring)
@@ -461,14 +488,16 @@ class Accountant:
                             "presence (no finite max-divergence)")
         elif local is not None:
             member = _sampled_class(*local, q)
-        else:
+        elif round_class is None:
             notes["kov"] = (f"{label}: {mech.name} declares no local guarantee (its bounds "
                             "are its own at n, not at the fewer users a sampled round has)")
         # lower end: one real neighbouring pair's view (the special pair's count of y* under
         # Poisson participation), whose optimistic PLD is a lower bound on the mechanism
         return LedgerEntry(label, count, upper_source=upper, lower_source=lower,
                            curve_factory=heuristic_curve, heuristic_curve=True, notes=notes,
-                           class_factory=None if member is None else lambda: member)
+                           class_factory=(lambda: member) if member is not None
+                           or round_class is not None else None,
+                           class_at=round_class, per_round_kov=round_class is not None)
 
     def _eps_delta(self, event: EpsilonDelta, count: int, rate: float | None) -> LedgerEntry:
         e, d = float(event.epsilon), float(event.delta)
@@ -884,7 +913,8 @@ class Accountant:
                 continue
             member = entry.dp_class()
             if member is None and entry.class_at is not None and len(self._ledger) == 1 \
-                    and delta is not None and entry.upper_source is None:
+                    and delta is not None and (entry.upper_source is None
+                                               or entry.per_round_kov):
                 # no class and no PLD pair: the rounds' own certified epsilon(delta1)
                 return _kov_per_round(entry, delta)
             if member is None:
@@ -1078,10 +1108,46 @@ def _mechanism_class(mech: Mechanism) -> tuple[float, float] | None:
     return mech.local_guarantee()
 
 
+def _report_pair(mech: Mechanism) -> pld.PairSource | None:
+    """The pair of the differing user's report (`Mechanism.report_noise`), or None."""
+    noise = mech.report_noise()
+    return None if noise is None else report_pair(*noise)
+
+
 def _round_class(mech: Mechanism, delta1: float) -> tuple[float, float] | None:
     """(the mechanism's certified epsilon(delta1) upper end, delta1): one run is a member of
     that class for every neighbouring pair; None when it has no finite upper end."""
     top = mech.epsilon_upper(delta1)
+    if top is None or top.scope is not Scope.MECHANISM or not top.is_finite:
+        return None
+    return (float(top.upper_end()), delta1)
+
+
+def _sampled_round_class(mech: Mechanism, rate: float,
+                         delta1: float) -> tuple[float, float] | None:
+    """(eps1, delta1) with one Poisson-sampled round (substitute) (eps1, delta1)-DP, for a
+    family whose users' messages do not depend on n (`Mechanism.participants_round`): given
+    the others' participants K and user 1's coin, the round is identical under both datasets
+    when user 1 stays out and is the family's round of K + 1 users when it takes part, whose
+    delta is at most that at k + 1 users for every K >= k (an extra independent user's
+    messages are post-processing). So delta(eps) <= q delta_(k+1)(eps) + q P[K < k], with
+    k the window's lower end of Bin(n - 1, q) (docs/conversions.md#sampled-rounds-by-their-
+    participants); None when no delta is left or the round at k + 1 users has no finite
+    epsilon. Raises RegimeError (read by KOV as a reason) when k + 1 < 2."""
+    n = int(mech.params()["n"])
+    lo, _, outside = binomial_window(n - 1, rate, min(0.25 * delta1 / rate, 0.5))
+    users = lo + 1
+    # exact rationals: q (spare + outside) <= delta1 must hold for the class claimed
+    spare = min(rounding.down((Fraction(delta1) - Fraction(rate) * Fraction(outside))
+                              / Fraction(rate)), 0.5)
+    if users < 2:
+        raise RegimeError(f"the other participants' certified window, Bin({n - 1}, {rate}) "
+                          f"above {outside:.2g}, starts at {lo}: no round of two users or "
+                          "more bounds every sampled round")
+    if not spare > 0:
+        return None
+    at = mech.participants_round(users)
+    top = None if at is None else at.epsilon_upper(spare)
     if top is None or top.scope is not Scope.MECHANISM or not top.is_finite:
         return None
     return (float(top.upper_end()), delta1)

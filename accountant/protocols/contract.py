@@ -287,6 +287,36 @@ class Mechanism(abc.ABC):
         """
         return None
 
+    def report_noise(self) -> tuple[str, float] | None:
+        """The differing user's local report as x + noise, x in {0, 1}, when every shuffled
+        view of a round post-processes that report with the other users' independent ones:
+        the report pair then dominates every neighbouring pair at every n, and mixed with
+        "no message" at 1 - q a Poisson-sampled round under substitution
+        (`composition.report`, `composition.participation`). For families with neither a
+        clones pair nor a local (epsilon0, delta0) guarantee (the Gaussian randomizers).
+
+        Returns:
+            (noise, sigma) with noise "gaussian" or "discrete-gaussian", or None (this
+            default).
+        """
+        return None
+
+    def participants_round(self, users: int) -> Mechanism | None:
+        """The round that `users` of this round's users run when the others stay out, when
+        each user's messages depend on its own data and coins only (not on n): a
+        Poisson-sampled round (substitute) given the others' participants K is then this
+        round at K + 1 users when user 1 takes part, and identical under both datasets when
+        it does not (`composition.accountant`'s per-round class of sampled rounds).
+
+        Args:
+            users: the participants, an integer >= 2 (checked by the family built).
+
+        Returns:
+            The family at `users` users with the same per-user randomizer, or None (this
+            default: a family whose randomizer depends on n, e.g. GKM's noise shares).
+        """
+        return None
+
     def subsampling_pair(self) -> DominatingPair | None:
         """A clones-family pair dominating every neighbouring pair of the round, for the
         rounds whose set of users varies (Poisson sampling, add/remove): the dominating

@@ -433,7 +433,7 @@ def test_epsilon_zero_when_the_target_delta_is_already_met():
 @pytest.mark.parametrize("cls", [GaussianRandomizer, DiscreteGaussianRandomizer])
 def test_gaussian_noise_composes_unsampled_rounds_through_the_local_curve(cls):
     # not epsilon0-LDP and no composable pair: unsampled rounds compose through the local
-    # report's Renyi curve alpha / (2 sigma^2) (data processing); sampled rounds refuse
+    # report's Renyi curve alpha / (2 sigma^2) (data processing) and the report pair
     mech = cls(n=1000, sigma=1.0)
     assert mech.dominating_pair() is None and "local report's Renyi" in mech.no_pair_reason
     curve = mech.renyi([2.0, 10.0])
@@ -453,11 +453,14 @@ def test_gaussian_noise_composes_unsampled_rounds_through_the_local_curve(cls):
            and "result" in e]
     assert rdp and ten.upper.value < min(rdp)
     assert Accountant().compose(mech, 40).get_epsilon(1e-6).upper.value > ten.upper.value
-    why = r"no pair for Poisson-sampled or add/remove rounds of this family"
+    # no clones pair for sampled rounds: those go through the report pair (substitute);
+    # under add/remove a report or its absence reveals presence, refused by name
+    assert mech.subsampling_pair() is None and mech.report_noise()[1] == 1.0
+    why = r"under add/remove the differing user's report, or its absence, reveals"
     with pytest.raises(RegimeError, match=why):
-        Accountant().compose(Subsampled(mech, 0.1), 10)
+        Accountant("add-remove").compose(Subsampled(mech, 0.1), 10)
     with pytest.raises(RegimeError, match=why):
-        mech.subsampling_pair()
+        Accountant("add-remove").compose(mech, 10)
 
 
 @pytest.mark.parametrize("sigma", [0.1, 0.3, 1.0, 3.0])

@@ -9,9 +9,10 @@ values are the mechanism's.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
+from accountant.domains import N_USERS
 from accountant.pairs.product import ProductPair
 from accountant.protocols.balcer_cheu.views import (
     BalcerCheuParameters,
@@ -48,6 +49,21 @@ class _BalcerCheuMechanism(Mechanism):
         a relabelling of coordinates (hist)."""
         return DominatingPair(pair=self.view_pair(), name=self.pair_name,
                               proof="docs/balcer-cheu-2020.md")
+
+    def participants_round(self, users: int) -> _BalcerCheuMechanism:
+        """The protocol run by `users` of the users with the same p (each user's messages
+        are its data and its own Bernoulli(p) noise), without the paper's target (p was
+        set for n users).
+
+        Args:
+            users: an integer >= 2.
+
+        Returns:
+            The same family with n = users and the same p.
+        """
+        N_USERS.named("users").check(users)
+        return replace(self, parameters=replace(self.parameters, n=int(users), epsilon=None,
+                                                delta=None))
 
     def renyi(self, orders: Sequence[float]) -> list[Bracket]:
         """Renyi divergences: +inf at every order (`renyi_divergence`)."""

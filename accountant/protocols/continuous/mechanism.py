@@ -5,8 +5,9 @@ Each user reports x + noise. Upper ends: the certified privacy blanket (`blanket
 lower ends: the special pair's certified value (`special_pair`), a thresholded count of it
 (`threshold`) or its count events chosen for the target (`tail_events`), whichever is
 larger. The (discrete) Laplace families compose through the clones pair; the (discrete)
-Gaussian ones through their local report's Renyi curve alpha / (2 sigma^2), unsampled only
-(docs/continuous-randomizers.md#composition).
+Gaussian ones through their report pair (`report_noise`; sampled rounds under substitution
+too), the blanket's per-round values and their local Renyi curve alpha / (2 sigma^2)
+(docs/continuous-randomizers.md#composition, #sampled-rounds).
 """
 
 from __future__ import annotations
@@ -14,14 +15,14 @@ from __future__ import annotations
 import abc
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import ClassVar
 
 import numpy as np
 
 from accountant.domains import DELTA, DISCRETE_SIGMA, LAPLACE_SCALE, N_PAIR, SIGMA
-from accountant.errors import AccountantError, RegimeError
+from accountant.errors import AccountantError
 from accountant.numeric import rounding
 from accountant.protocols import ldp
 from accountant.protocols.continuous import (
@@ -52,11 +53,6 @@ _NO_PAIR = ("no dominating pair for this family (the blanket pair given its coun
             "randomizer is not epsilon0-LDP for any finite epsilon0, so the clones pair does "
             "not apply); unsampled rounds compose through the local report's Renyi curve "
             "alpha / (2 sigma^2) (docs/continuous-randomizers.md#composition)")
-_NO_SAMPLED = ("no pair for Poisson-sampled or add/remove rounds of this family: the local "
-               "curve bounds a round whose differing user always reports (an absent user "
-               "is a missing message, not a report of 0), and the clones pair needs "
-               "epsilon0-LDP; compose the round's certified (epsilon, delta) as an "
-               "EpsilonDelta event instead (docs/continuous-randomizers.md#composition)")
 # the Renyi divergence of one user's report x + noise, x = 1 against x = 0: the shuffled
 # view post-processes it with the other users' independent reports (data processing)
 _LOCAL_GAUSSIAN = Source(citation="Mironov, Renyi Differential Privacy, CSF 2017",
@@ -243,17 +239,36 @@ class NoiseRandomizer(Mechanism):
         """The clones pair for Poisson-sampled and add/remove rounds too (`dominating_pair`).
 
         Returns:
-            The clones pair as a DominatingPair.
-
-        Raises:
-            RegimeError: (discrete) Gaussian noise: no pair for such rounds (the local curve
-                assumes the differing user reports), said at once rather than [?, inf].
+            The clones pair as a DominatingPair; None for (discrete) Gaussian noise, whose
+            sampled rounds compose through `report_pair` under substitution.
         """
-        pair = self.dominating_pair()
-        if pair is None:
-            args = ", ".join(f"{k}={v}" for k, v in self.params().items())
-            raise RegimeError(f"{self.name}({args}): {_NO_SAMPLED}")
-        return pair
+        return self.dominating_pair()
+
+    def report_noise(self) -> tuple[str, float] | None:
+        """For (discrete) Gaussian noise, user 1's report x + noise: every shuffled view
+        post-processes it with the others' independent reports, so its pair (x = 1 against
+        x = 0) dominates every neighbouring pair (no shuffle amplification), and mixed with
+        "no message" a Poisson-sampled round under substitution
+        (docs/continuous-randomizers.md#sampled-rounds).
+
+        Returns:
+            (law name, sigma); None for (discrete) Laplace noise, which composes through
+            the clones pair.
+        """
+        if self.epsilon0() is not None:
+            return None
+        return self.law().name, float(self.law().scale)
+
+    def participants_round(self, users: int) -> NoiseRandomizer:
+        """This family at `users` users (each report depends on its own bit only).
+
+        Args:
+            users: an integer >= 2.
+
+        Returns:
+            The same randomizer with n = users.
+        """
+        return replace(self, n=users)  # type: ignore[type-var]
 
     def local_guarantee(self) -> tuple[float, float] | None:
         """(epsilon0, 0) for (discrete) Laplace noise; None for Gaussian noise (not
