@@ -97,3 +97,31 @@ def test_sampled_rounds_are_finite_where_a_round_of_the_fewest_is():
     assert few.upper.value == math.inf
     half = Accountant().compose(Subsampled(mech, 0.5), 100).get_epsilon(1e-5)
     assert half.upper.value < math.inf and "[kov]" in half.upper.method
+
+
+@pytest.mark.parametrize("relation", ["substitute", "add-remove"])
+@pytest.mark.parametrize("n, q, p", [(7, 0.3, 0.8), (12, 0.9, 0.5), (5, 1.0, 0.3)])
+def test_the_lower_pair_is_the_all_zeros_datasets_view(n, q, p, relation):
+    # the count pair's grid values are the enumerated view of the dataset whose other
+    # users hold 0 (the differing user holds 1, or 0 / is absent)
+    mech = bc.BalcerCheuZsum(bc.zsum_parameters(n=n, p=p))
+    view = mech.subsampled_view_pair(q, relation)
+    assert view.grid_exact
+    k = view.coords[0]
+    a = _zsum_view([1] + [0] * (n - 1), q, p)
+    b = _zsum_view(([0] if relation == "substitute" else []) + [0] * (n - 1), q, p)
+    b = np.concatenate([b, np.zeros(a.size - b.size)])
+    np.testing.assert_allclose(np.exp(view.p), a[k], rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(np.exp(view.q), b[k], rtol=1e-12, atol=1e-300)
+
+
+def test_sampled_brackets_have_a_lower_end():
+    # n = 1e4, p = 0.927: [0.341, 14.31] at q = 0.5 (the upper end reveals the participants'
+    # number, docs); at q = 1 the count pair is the unsampled pair (1.49415 both)
+    mech = bc.BalcerCheuZsum(bc.zsum_parameters(n=10_000, epsilon=1.0, delta=1e-6))
+    half = Accountant().compose(Subsampled(mech, 0.5), 100).get_epsilon(1e-5)
+    assert 0 < half.lower.value < 1.0 < half.upper.value < math.inf
+    full = Accountant().compose(Subsampled(mech, 1.0), 100).get_epsilon(1e-5)
+    plain = Accountant().compose(mech, 100).get_epsilon(1e-5)
+    assert full.lower.value == pytest.approx(plain.lower.value, rel=1e-9)
+    assert half.lower.value < full.lower.value

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from accountant.domains import N_USERS
 from accountant.pairs.product import ProductPair
+from accountant.protocols.balcer_cheu.sampled import sampled_count_pair
 from accountant.protocols.balcer_cheu.views import (
     BalcerCheuParameters,
     hist_delta,
@@ -64,6 +65,19 @@ class _BalcerCheuMechanism(Mechanism):
         N_USERS.named("users").check(users)
         return replace(self, parameters=replace(self.parameters, n=int(users), epsilon=None,
                                                 delta=None))
+
+    def subsampled_pair(self, rate: float, relation: str) -> ViewPair:
+        """One real pair of a Poisson-sampled round, counted (`sampled.sampled_count_pair`:
+        the others hold 0; for hist, coordinate a's count): a lower end.
+
+        Args:
+            rate: the participation probability, in (0, 1] (checked).
+            relation: "substitute" or "add-remove" (checked).
+
+        Returns:
+            The count pair, grid exact.
+        """
+        return sampled_count_pair(self.parameters, rate, relation)
 
     def renyi(self, orders: Sequence[float]) -> list[Bracket]:
         """Renyi divergences: +inf at every order (`renyi_divergence`)."""
