@@ -60,6 +60,26 @@ def test_sampling_rate_is_the_largest_rate_within_the_target() -> None:
     assert at["epsilon"]["value"] <= 0.5
 
 
+@pytest.mark.parametrize(("spec", "rate", "flag"), [
+    ("gaussian-randomizer --n 100000 --sigma ?", "0.1", "--sigma"),
+    ("discrete-gaussian-randomizer --n 1000 --sigma ?", None, "--sigma"),
+    ("laplace-randomizer --n 1000 --scale ?", None, "--scale"),
+])
+def test_a_noise_randomizers_scale_meets_the_target(spec, rate, flag) -> None:
+    # epsilon falls as the noise grows; the answer round-trips through compose, and a
+    # tenth less noise no longer meets the target by the certified upper end
+    body = calibrate_compose([spec], rounds=["20"], sampling_rate=rate, relation="substitute",
+                             target_epsilon=1.0, target_delta=1e-6, search=(0.2, 5.0))
+    value = body["calibrated"]["value"]
+    assert body["calibrated"]["flag"] == flag and body["epsilon"]["value"] <= 1.0
+    rate_f = None if rate is None else float(rate)
+    at = compose([spec.replace("?", repr(value))], rounds=20, delta=1e-6, sampling_rate=rate_f)
+    assert at["epsilon"]["value"] <= 1.0
+    less = compose([spec.replace("?", repr(0.9 * value))], rounds=20, delta=1e-6,
+                   sampling_rate=rate_f)
+    assert less["epsilon"]["value"] > 1.0
+
+
 @pytest.mark.parametrize(("specs", "rounds", "rate", "match"), [
     (["gaussian --noise-multiplier 1"], ["10"], None, "found 0"),
     (["gaussian --noise-multiplier ?"], ["?"], None, "found 2"),

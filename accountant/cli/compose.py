@@ -289,6 +289,9 @@ _FREE: dict[str, tuple[bool, bool, tuple[float, float]]] = {
     # (1e6 rounds of a view cost minutes and GiBs in the PLD route today: issue 21)
     "--rounds": (True, True, (1.0, 1e5)),
     "--sampling-rate": (True, False, (1e-6, 1.0)),
+    # the noise randomizers' sigma and Laplace scale (within every such family's domain)
+    "--sigma": (False, False, (0.1, 100.0)),
+    "--scale": (False, False, (0.02, 1e4)),
 }
 FREE = "?"
 # the integer parameters' ranges on the command line (compose's --rounds, a pair's --n)
@@ -412,7 +415,8 @@ def register_calibrate(p: argparse.ArgumentParser) -> None:
     """The flags of `calibrate compose` (added under `calibrate` by `accountant.cli`)."""
     p.add_argument("--mechanism", action="append", required=True,
                    help="as for compose; one flag may be written ? (e.g. \"gaussian "
-                        "--noise-multiplier ?\", \"ldp --n 100000 --epsilon0 ?\")")
+                        "--noise-multiplier ?\", \"ldp --n 100000 --epsilon0 ?\", "
+                        "\"gaussian-randomizer --n 10000 --sigma ?\")")
     p.add_argument("--rounds", type=_rounds_or_free, action="append", required=True,
                    help="as for compose, or ? to find the most rounds within the target")
     p.add_argument("--sampling-rate", type=_rate_or_free, default=None,

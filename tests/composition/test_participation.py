@@ -10,11 +10,11 @@ import math
 import mpmath
 import numpy as np
 import pytest
-from accountant.composition.report import report_pair
 
 from accountant.composition import Accountant, Subsampled, pld
 from accountant.composition.noise import NoisePair
 from accountant.composition.participation import ParticipationPair
+from accountant.composition.report import report_pair
 from accountant.errors import ParameterError, RegimeError
 from accountant.protocols.continuous.mechanism import (
     DiscreteGaussianRandomizer,

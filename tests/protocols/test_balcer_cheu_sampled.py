@@ -89,9 +89,9 @@ def test_participants_round_keeps_p_and_drops_the_target():
 
 
 def test_sampled_rounds_are_finite_where_a_round_of_the_fewest_is():
-    # n = 1e4, p = 0.927: with q = 0.01 the fewest likely participants (about 60) leave
-    # the support edge p^k above any delta1 (an infinite class: [?, inf] stays); with
-    # q = 0.5 each round is a member of a finite class, so 100 rounds compose
+    # n = 1e4, p = 0.927: with q = 0.01 the fewest likely participants (47) leave the
+    # support edge p^k above any delta1 (an infinite class: the upper end stays inf);
+    # with q = 0.5 each round is a member of a finite class, so 100 rounds compose
     mech = bc.BalcerCheuZsum(bc.zsum_parameters(n=10_000, epsilon=1.0, delta=1e-6))
     few = Accountant().compose(Subsampled(mech, 0.01), 100).get_epsilon(1e-5)
     assert few.upper.value == math.inf
