@@ -68,8 +68,12 @@ def test_every_dataset_is_below_the_certified_upper(n, rounds, q, sigma):
             p = _shuffled_view([1, *others], q, sigma, ks)
             r = _shuffled_view([0, *others], q, sigma, ks)
             worst = max(worst, _delta(p, r, rounds, epsilon))
-        upper = acc.get_delta(epsilon, method="pld").upper.value
+        both = acc.get_delta(epsilon, method="pld")
+        upper = both.upper.value
         assert worst <= upper * (1 + 1e-12), (epsilon, worst, upper)
+        # the lower end: the count above a threshold of the others-hold-0 dataset's view
+        assert both.lower is not None and both.lower.value <= worst * (1 + 1e-9) + 1e-15
+        assert both.lower.value > 0 or epsilon > 1  # (one count sees no loss that large)
         # not vacuous: the one-user pair is the n = 1 view, the others' reports blur it
         assert upper <= 5 * worst + 1e-3, (epsilon, worst, upper)
 

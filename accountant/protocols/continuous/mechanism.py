@@ -41,6 +41,7 @@ from accountant.protocols.continuous.laws import (
 )
 from accountant.protocols.contract import DominatingPair, Mechanism, brackets_by_order, param
 from accountant.result import Bracket, Direction, Kind, Result, Scope, Source
+from accountant.view import ViewPair
 
 __all__ = ["NoiseRandomizer", "inverse_scale_up", "GaussianRandomizer", "LaplaceRandomizer",
            "DiscreteGaussianRandomizer", "DiscreteLaplaceRandomizer", "SIGMA", "LAPLACE_SCALE",
@@ -258,6 +259,29 @@ class NoiseRandomizer(Mechanism):
         if self.epsilon0() is not None:
             return None
         return self.law().name, float(self.law().scale)
+
+    def lower_view_pair(self) -> ViewPair:
+        """The count above a threshold of the special pair's view (the other users hold 0):
+        a post-processing of one real pair, the lower end of composed plain rounds
+        (`threshold.composition_pair`).
+
+        Returns:
+            A float ViewPair, grid exact.
+        """
+        return threshold.composition_pair(self.law(), self.n)
+
+    def subsampled_pair(self, rate: float, relation: str) -> ViewPair:
+        """The same count in a Poisson-sampled round (a user out sends nothing), the lower
+        end of sampled rounds.
+
+        Args:
+            rate: the participation probability, in (0, 1] (checked).
+            relation: "substitute" or "add-remove" (checked).
+
+        Returns:
+            A float ViewPair, grid exact.
+        """
+        return threshold.composition_pair(self.law(), self.n, rate, relation)
 
     def participants_round(self, users: int) -> NoiseRandomizer:
         """This family at `users` users (each report depends on its own bit only).

@@ -20,7 +20,7 @@ from accountant.protocols.continuous.laws import CDF_RELATIVE_ERROR, NoiseLaw
 from accountant.result import Result
 from accountant.view import ViewPair
 
-__all__ = ["threshold_pair", "thresholds", "epsilon_lower", "delta_lower"]
+__all__ = ["threshold_pair", "thresholds", "composition_pair", "epsilon_lower", "delta_lower"]
 
 
 def thresholds(law: NoiseLaw, n: int) -> list[float]:
@@ -43,13 +43,18 @@ def thresholds(law: NoiseLaw, n: int) -> list[float]:
     return sorted({*ts, far})
 
 
-def threshold_pair(law: NoiseLaw, n: int, t: float) -> ViewPair:
-    """The count of outputs above t: Bin(n-1, s_0) + Bern(s_1) (P) against Bin(n, s_0) (Q).
+def threshold_pair(law: NoiseLaw, n: int, t: float, rate: float = 1.0,
+                   relation: str = "substitute") -> ViewPair:
+    """The count of outputs above t: Bin(n-1, s_0) + Bern(s_1) (P) against Bin(n, s_0) (Q);
+    with Poisson sampling at `rate` every s_x becomes rate s_x (a user sends nothing when
+    out), and under add/remove Q lacks the differing user.
 
     Args:
         law: the noise law.
         n: users, >= 2.
         t: the threshold (a half-integer for integer laws, from `thresholds`).
+        rate: the participation probability, in (0, 1] (checked by the count pair).
+        relation: "substitute" or "add-remove".
 
     Returns:
         The float ViewPair of the count (s_x from the law's CDF), its masses' error
@@ -60,7 +65,7 @@ def threshold_pair(law: NoiseLaw, n: int, t: float) -> ViewPair:
     s1 = float(law.cdf(np.array(1.0 - t)))
     # the complements from the other side too: 1 - s_1 rounded to 0 would give the pair an
     # impossible event (count 0 under P) and an infinite, wrong, lower end
-    return subsampled_count_pair(n=n, high=s1, low=s0, rate=1.0,
+    return subsampled_count_pair(n=n, high=s1, low=s0, rate=rate, relation=relation,
                                  high_complement=float(law.cdf(np.array(t - 1.0))),
                                  low_complement=float(law.cdf(np.array(t))),
                                  description={"pair": f"{law.name} threshold count",
@@ -68,6 +73,34 @@ def threshold_pair(law: NoiseLaw, n: int, t: float) -> ViewPair:
                                  # the four values are the law's float CDF, not rounded
                                  # exact ones: their stated error enters every mass's bound
                                  parameter_error=CDF_RELATIVE_ERROR)
+
+
+def composition_pair(law: NoiseLaw, n: int, rate: float = 1.0,
+                     relation: str = "substitute") -> ViewPair:
+    """The threshold count pair a composition reads as its lower end (one pair for all
+    rounds): among `thresholds`, the one whose count has the largest KL divergence
+    E_P[loss], which drives the loss of many composed rounds (any threshold is valid).
+
+    Args:
+        law: the noise law.
+        n: users, >= 2.
+        rate: the participation probability, in (0, 1].
+        relation: "substitute" or "add-remove".
+
+    Returns:
+        The count pair (`threshold_pair`).
+    """
+    best, score = None, -math.inf
+    for t in thresholds(law, n):
+        pair = threshold_pair(law, n, t, rate, relation)
+        loss = pair.float_loss
+        live = np.isfinite(loss) & np.isfinite(pair.p)
+        kl = math.inf if np.any(np.isposinf(loss) & np.isfinite(pair.p)) else \
+            float(np.sum(np.exp(pair.p[live]) * loss[live]))
+        if best is None or kl > score:
+            best, score = pair, kl
+    assert best is not None  # thresholds is never empty
+    return best
 
 
 def epsilon_lower(law: NoiseLaw, n: int, delta: float) -> Result | None:
