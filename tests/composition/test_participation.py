@@ -128,21 +128,22 @@ def test_the_rate_is_validated():
 
 @pytest.mark.parametrize("rounds", [1, 2])
 def test_a_report_pair_with_one_sided_outcomes(rounds):
-    # P puts 0.2 where Q has nothing (an infinite loss): the mixture keeps q of it there
+    # P puts 0.1 where Q has nothing (an infinite loss): the mixture keeps q of it there;
+    # 0.6 of both laws sits at loss 0, where the mixture's own atom joins it
     from accountant.view import ViewPair
 
-    p, r = np.array([0.5, 0.3, 0.2]), np.array([0.6, 0.4, 0.0])
+    p, r = np.array([0.4, 0.3, 0.2, 0.1]), np.array([0.4, 0.4, 0.2, 0.0])
     q = 0.3
     source = ParticipationPair(ViewPair.from_arrays(p, r), q)
     mixed_p = np.concatenate([[1 - q], q * p])  # "no message" first
     mixed_r = np.concatenate([[1 - q], q * r])
-    for epsilon in (0.0, 0.5, 5.0):
+    for epsilon in (0.0, 0.05, 0.5, 5.0):
         truth = _delta(dict(enumerate(mixed_p)), dict(enumerate(mixed_r)), rounds, epsilon)
         got = pld.compose_views([(source, rounds)], epsilon=epsilon, discretization=1e-3)
         assert got.lower.value <= truth * (1 + 1e-12) and truth <= got.upper.value
-    # far out only the infinite atoms remain: 1 - (1 - 0.3 * 0.2)^T of them
+    # far out only the infinite atoms remain: 1 - (1 - 0.3 * 0.1)^T of them
     far = pld.compose_views([(source, rounds)], epsilon=30.0, discretization=1e-3)
-    assert far.upper.value >= 1 - (1 - q * 0.2) ** rounds
+    assert far.upper.value >= 1 - (1 - q * 0.1) ** rounds
 
 
 def test_only_the_gaussian_families_declare_a_report():
