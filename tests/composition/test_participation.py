@@ -108,6 +108,19 @@ def test_the_discrete_report_pair_is_the_discrete_gaussian():
     assert view.tail_p <= 1e-300 and view.grid_exact
 
 
+@pytest.mark.parametrize("sigma", [0.1, 0.7, 3.0, 50.0, 100.0])
+def test_the_discrete_report_pairs_window_holds_the_laws(sigma):
+    # the grid's masses sum to 1 (the stated tails, 1e-300, are all that is left out), at
+    # every sigma of the family's domain [0.1, 100]
+    view = report_pair("discrete-gaussian", sigma)
+    for law in (view.p, view.q):
+        assert math.fsum(np.exp(law)) == pytest.approx(1.0, abs=1e-12)
+    assert view.tail_p <= 1e-300 and view.tail_q <= 1e-300
+    # the widest loss is (2 top + 1) / (2 sigma^2), top = 40 sigma + 40
+    top = math.ceil(40 * sigma) + 40
+    assert np.max(np.abs(view.loss)) == pytest.approx((2 * top + 1) / (2 * sigma ** 2))
+
+
 @pytest.mark.parametrize("cls", [GaussianRandomizer, DiscreteGaussianRandomizer])
 def test_sampled_rounds_compose_and_shrink_with_q(cls):
     mech = cls(n=1000, sigma=1.0)
