@@ -249,3 +249,21 @@ def test_a_probe_with_no_finite_upper_end_is_not_refined(monkeypatch):
     width, low = pld.compose._width_for_gap(items, 5e-324, None, 0.008, tail, reads, None)
     assert set(widths) == {0.05} and low == 0.0
     assert width == 0.05
+
+
+@pytest.mark.parametrize("rounds", [2, 10, 10_000])
+def test_one_sided_atoms_compose_to_infinity_at_both_ends(rounds):
+    # P puts 0.2 where Q has none: T rounds keep 1 - 0.8^T of P at +inf loss, far above
+    # delta, so eps(delta) is +inf exactly. The +inf atom's T-fold mass once overflowed
+    # (s^T e^(T log1p(inf/s)): OverflowError at T = 1e4, GKMP20 with lam = 1), and the lower
+    # reading stopped at the top grid loss (a lower end of 2.1 at T = 2)
+    from accountant.view import ViewPair
+
+    pair = ViewPair.from_arrays(np.array([0.5, 0.3, 0.2]), np.array([0.6, 0.4, 0.0]))
+    got = pld.compose_views([(pair, rounds)], delta=1e-5)
+    assert got.upper.value == math.inf and got.lower.value == math.inf
+    # delta far out: the +inf atoms' mass, 1 - 0.8^T, between both ends
+    far = pld.compose_views([(pair, rounds)], epsilon=50.0, discretization=1e-2)
+    truth = 1 - 0.8 ** rounds
+    assert far.lower.value <= truth <= far.upper.value
+    assert far.upper.value - far.lower.value <= 1e-4 * truth

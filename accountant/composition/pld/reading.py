@@ -84,6 +84,11 @@ def epsilon_of(pmf: LossPmf, delta: float) -> float:
     start = 0.0 if pmf.tilt is None else max(0.0, (pmf.tilt[3] + 2) * pmf.width)
     if delta_of(pmf, start) <= delta:
         return 0.0
+    # beyond the top grid loss only the +inf atom is left: when its certified lower mass
+    # exceeds delta, every finite eps does (GKMP20's one-sided atoms: the truth is +inf, and
+    # the reading was capped at the top loss, a lower end of 2.1 at T = 2)
+    if math.isfinite(top) and delta_of(pmf, max(top, 0.0) + pmf.width) > delta:
+        return math.inf
     guess = float_inversion(losses, pmf.mass, pmf.infinity,
                        delta * (1 + 1e-9) * (1 + pmf.relative) + pmf.base_error)
     guess = guess if math.isfinite(guess) else max(top, 0.0)

@@ -116,12 +116,14 @@ def _lifted(pmf: LossPmf, rounds: int, mass: np.ndarray, offset: int, error: flo
     rel_in = math.expm1(rounds * math.log1p(pmf.relative)) if pmf.relative > 0 else 0.0
     nu = (a_tot + e_in) / (1 - pmf.relative)
     moved += rounds * pmf.moved * math.exp((rounds - 1) * math.log(max(nu, 1.0)))
-    # the +inf atom: (s + inf)^T - s^T, with s the finite mass
+    # the +inf atom: (s + inf)^T - s^T, with s the finite mass, as (s + inf)^T (1 - (s /
+    # (s + inf))^T): both factors in [0, 1] (s^T e^(T log1p(inf/s)) - s^T overflowed in
+    # its second factor, GKMP20's one-sided atoms at T = 1e4)
     s_fin = max(float(np.sum(pmf.mass)), 1e-300)
     if pmf.infinity > 0:
-        infinity += math.exp(rounds * math.log(s_fin)) * math.expm1(
-            rounds * math.log1p(pmf.infinity / s_fin))
-        rel_in = max(rel_in, 8 * _U + 4 * rounds * _U * (abs(math.log(s_fin)) + 1))
+        grow = math.log1p(pmf.infinity / s_fin)
+        infinity += math.exp(rounds * (math.log(s_fin) + grow)) * -math.expm1(-rounds * grow)
+        rel_in = max(rel_in, 8 * _U + 4 * rounds * _U * (abs(math.log(s_fin)) + grow + 1))
     total_rel = (1 + rel_in) * (1 + relative) - 1
     return LossPmf(pmf.width, rounds * pmf.offset + offset, mass,
                    rounding.up(infinity * (1 + 1e-9)),
