@@ -241,7 +241,7 @@ class NoiseRandomizer(Mechanism):
 
         Returns:
             The clones pair as a DominatingPair; None for (discrete) Gaussian noise, whose
-            sampled rounds compose through `report_pair` under substitution.
+            sampled rounds compose through `report_noise` under substitution.
         """
         return self.dominating_pair()
 
