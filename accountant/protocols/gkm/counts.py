@@ -13,7 +13,8 @@ IS the one-user pair shifted, so its values are the mechanism's exactly.
 For GKM (q > 0) the worst case over counts is computed on each count's ray view
 (`rays.ray_view_pair`) when its atoms fit the budget of the quantity asked; beyond, the
 upper end is the one-user pair's value (labelled so) and the lower end one count's (ones
-= 0, the worst count in every case the tests computed).
+= 0, the worst count in every case the tests computed; beyond `LOWER_VIEW_WORK`, the sign
+of its analyzer's output, `difference.difference_view`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from accountant.divergence import (
 from accountant.errors import ParameterError
 from accountant.protocols.gkm import rays as gkm_rays
 from accountant.protocols.gkm import view as gkm_view
+from accountant.protocols.gkm.difference import difference_view
 from accountant.protocols.gkm.protocol import (
     GkmParameters,
     exact_over_counts,
@@ -224,6 +226,10 @@ def _evaluate(params: GkmParameters, ones: int | None, upper: Ends, both: Ends |
     if both is not None and view_work(params, 0) <= LOWER_VIEW_WORK:
         _, at_0 = _ends(ray_view(params, ones=0), upper, both)
         none = _tagged_lows(at_0, " [one count: ones=0]")
+    elif both is not None:
+        # beyond: the sign of the analyzer's output, two atoms of the same pair
+        _, at_d = _ends(difference_view(params), upper, both)
+        none = _tagged_lows(at_d, " [one count, ones=0: the analyzer's output's sign]")
     return _tagged(ups, " " + _DOMINATING + why), none
 
 

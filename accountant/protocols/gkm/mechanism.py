@@ -26,6 +26,7 @@ from accountant.protocols.gkm.counts import (
     renyi_worst,
     view_work,
 )
+from accountant.protocols.gkm.difference import difference_view
 from accountant.protocols.gkm.protocol import GkmParameters
 from accountant.result import Bracket, Result, Scope
 from accountant.view import ViewPair
@@ -79,17 +80,18 @@ class GKMCount(Mechanism):
                                      "(lam too large)")
 
     def lower_view_pair(self) -> ViewPair | None:
-        """One real pair's view on its rays (ones = 0 unless `ones`), or None beyond
-        `counts.ONE_VIEW_ATOMS` or `counts.LOWER_VIEW_WORK` (Theorem 6's lam at n = 100:
-        no lower end rather than a wait).
+        """One real pair's view on its rays (ones = 0 unless `ones`); beyond
+        `counts.ONE_VIEW_ATOMS` or `counts.LOWER_VIEW_WORK` (Theorem 6's lam at n = 100) the
+        sign of that pair's analyzer output (`difference.difference_view`, ones = 0), or
+        None for another count.
 
         Returns:
-            `counts.ray_view`, or None.
+            `counts.ray_view`, `difference_view`, or None.
         """
         k = 0 if self.ones is None else self.ones
         if (atom_count(self.parameters, [k]) > ONE_VIEW_ATOMS
                 or view_work(self.parameters, k) > LOWER_VIEW_WORK):
-            return None
+            return difference_view(self.parameters) if k == 0 else None
         return ray_view(self.parameters, ones=k)
 
     def epsilon_for_delta(self, delta: float) -> Bracket:
