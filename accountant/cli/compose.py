@@ -478,7 +478,8 @@ def register(subparsers: Any) -> None:
                         "one --rounds alone applies to every --mechanism")
     p.add_argument("--sampling-rate", type=real(_RATE), default=None,
                    help="Poisson subsampling rate of users per round, in (0, 1] (certified "
-                        "through the dominating pair's PLD; the RDP entries are heuristic)")
+                        "through a dominating pair's PLD or each round's (epsilon, delta) "
+                        "class, docs/conversions.md; the RDP entries are heuristic)")
     p.add_argument("--sample-size", type=integer(_BATCH.named("sample-size")), default=None,
                    help="sampling without replacement: records per round (with "
                         "--dataset-size; gaussian mechanisms, --relation substitute)")
