@@ -174,6 +174,8 @@ class LedgerEntry:
             replace-one curve): the RDP route then lists values and bounds nothing.
         per_round_kov: KOV also tries `class_at` although `upper_source` is set (a report
             pair, without the shuffle's amplification that the rounds' own bound has).
+        class_note: what `class_at`'s epsilon is, for the KOV result's method ("" when it
+            is the event's own certified epsilon(delta1)).
     """
 
     label: str
@@ -191,6 +193,7 @@ class LedgerEntry:
     event: Any = None  # the composed record (Subsampled wrapper included), for exports
     heuristic_curve: bool = False
     per_round_kov: bool = False
+    class_note: str = ""
     _curve: RdpCurve | None = field(default=None, repr=False)
     _curve_done: bool = field(default=False, repr=False)
     _class: tuple[float, float] | None = field(default=None, repr=False)
@@ -497,7 +500,10 @@ class Accountant:
                            curve_factory=heuristic_curve, heuristic_curve=True, notes=notes,
                            class_factory=(lambda: member) if member is not None
                            or round_class is not None else None,
-                           class_at=round_class, per_round_kov=round_class is not None)
+                           class_at=round_class, per_round_kov=round_class is not None,
+                           class_note="" if round_class is None else
+                           " as the round at its fewest likely participants (docs/conversions"
+                           ".md#sampled-rounds-by-their-participants)")
 
     def _eps_delta(self, event: EpsilonDelta, count: int, rate: float | None) -> LedgerEntry:
         e, d = float(event.epsilon), float(event.delta)
@@ -1182,7 +1188,8 @@ def _kov_per_round(entry: LedgerEntry, delta: float) -> list[dict[str, Any]]:
                                                  delta_total=delta), e1, d1)
         if best is None or r.value < best.value:
             best = r.with_(method=f"[kov] {r.method} (each round's certified epsilon at "
-                                  f"delta1 = {d1:.3g} = {share:g} x delta / {entry.count})")
+                                  f"delta1 = {d1:.3g} = {share:g} x delta / {entry.count}"
+                                  f"{entry.class_note})")
     if best is None:
         return [{"method": "kov", "skipped": (
             f"{entry.label}: no finite certified epsilon(delta1) per round"

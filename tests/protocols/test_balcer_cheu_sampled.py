@@ -97,6 +97,7 @@ def test_sampled_rounds_are_finite_where_a_round_of_the_fewest_is():
     assert few.upper.value == math.inf
     half = Accountant().compose(Subsampled(mech, 0.5), 100).get_epsilon(1e-5)
     assert half.upper.value < math.inf and "[kov]" in half.upper.method
+    assert "fewest likely participants" in half.upper.method  # says which class
 
 
 @pytest.mark.parametrize("relation", ["substitute", "add-remove"])
